@@ -1,1 +1,1 @@
-"""Package."""
+"""The administration API: ``/admin/*`` (spec part 4 "Admin: ..."). For now the audit log."""

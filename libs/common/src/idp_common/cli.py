@@ -1,0 +1,166 @@
+"""``idp``: the operator tool.
+
+    idp migrate [--to REV]        upgrade (or downgrade) the schema; default: head
+    idp keys generate [--if-missing]   add a signing key (the newest file signs)
+    idp keys list                 key files, their kid, and which one signs
+    idp seed                      the idp API, its scopes, the administrator role, the console client
+    idp create-admin              an administrator (SVC_ADMIN_EMAIL / SVC_ADMIN_PASSWORD or generated)
+    idp cleanup                   delete codes and refresh tokens past expiry + 1 hour
+    idp serve SERVICE             run a service under Granian after checking the settings
+    idp check-settings            validate SVC_* settings and print every problem
+
+Every command reads the same ``SVC_*`` settings as the services. ``seed`` and
+``create-admin`` are idempotent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from idp_common.config import Settings, SettingsError, load_settings
+
+SERVICES = {
+    "token": "token_service.app:create_app",
+    "admin": "admin_service.app:create_app",
+    "entity": "entity_service.app:create_app",
+    "authui-api": "authui_service.app:create_app",
+    "logout-dispatcher": "logout_dispatcher.app:create_app",
+}
+DEFAULT_PORTS = {
+    "token": 8101, "admin": 8102, "entity": 8103, "authui-api": 8104, "logout-dispatcher": 8105,
+}
+
+
+def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
+    from idp_common.db.migrate import downgrade, head_revision, upgrade
+
+    target = args.to
+    if target in ("head", head_revision()) or target.startswith("+"):
+        asyncio.run(upgrade(settings.database_url, target))
+    else:
+        asyncio.run(downgrade(settings.database_url, target))
+    print(f"migrate: database at {target}")
+    return 0
+
+
+def cmd_keys_generate(settings: Settings, args: argparse.Namespace) -> int:
+    from idp_common.crypto.keys import generate_key_file
+
+    directory = Path(settings.key_dir)
+    existing = sorted(directory.glob("*.pem")) if directory.exists() else []
+    if args.if_missing and existing:
+        print(f"keys: {len(existing)} key file(s) in {directory}; none added")
+        return 0
+    path = generate_key_file(directory, now=datetime.now(UTC), bits=args.bits)
+    print(f"keys: wrote {path} (it signs once the services restart)")
+    return 0
+
+
+def cmd_keys_list(settings: Settings, _: argparse.Namespace) -> int:
+    from idp_common.crypto.keys import load_key_set
+
+    key_set = load_key_set(settings.key_dir)
+    for key in key_set.keys:
+        mark = "  (signs)" if key is key_set.signing_key else ""
+        print(f"{key.file_name}  kid={key.kid}{mark}")
+    return 0
+
+
+def cmd_seed(settings: Settings, _: argparse.Namespace) -> int:
+    from idp_common.seed import seed_catalogue
+
+    report = asyncio.run(seed_catalogue(settings))
+    print(f"seed: {report}")
+    return 0
+
+
+def cmd_create_admin(settings: Settings, args: argparse.Namespace) -> int:
+    from idp_common.seed import create_admin
+
+    email = args.email or os.environ.get("SVC_ADMIN_EMAIL") or "admin@example.com"
+    password = args.password or os.environ.get("SVC_ADMIN_PASSWORD")
+    created, password_shown = asyncio.run(create_admin(settings, email=email, password=password))
+    if created:
+        print(f"create-admin: administrator created\n  email:    {email}\n"
+              f"  password: {password_shown}")
+    else:
+        print(f"create-admin: {email} already exists; nothing changed")
+    return 0
+
+
+def cmd_cleanup(settings: Settings, _: argparse.Namespace) -> int:
+    from idp_common.seed import cleanup_expired
+
+    counts = asyncio.run(cleanup_expired(settings, now=datetime.now(UTC)))
+    print("cleanup: deleted " + ", ".join(f"{n} {what}" for what, n in counts.items()))
+    return 0
+
+
+def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    del settings  # validated already; each worker loads its own copy
+    Granian(
+        SERVICES[args.service],
+        factory=True,
+        interface=Interfaces.ASGI,
+        address=args.host,
+        port=args.port or DEFAULT_PORTS[args.service],
+        workers=args.workers,
+        log_access=False,  # query strings may carry tokens (id_token_hint): never logged
+    ).serve()
+    return 0
+
+
+def cmd_check_settings(settings: Settings, _: argparse.Namespace) -> int:
+    print(f"settings: valid (env={settings.env}, issuer={settings.issuer})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="idp", description="Identity provider operator tool")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("migrate", help="upgrade the database schema")
+    p.add_argument("--to", default="head", help="target revision (default head; 'base' empties)")
+    p.set_defaults(func=cmd_migrate)
+    keys = sub.add_parser("keys", help="signing keys").add_subparsers(dest="keys", required=True)
+    p = keys.add_parser("generate", help="write a new RSA signing key")
+    p.add_argument("--if-missing", action="store_true", help="only when no key exists")
+    p.add_argument("--bits", type=int, default=3072)
+    p.set_defaults(func=cmd_keys_generate)
+    keys.add_parser("list", help="list keys and their kid").set_defaults(func=cmd_keys_list)
+    sub.add_parser("seed", help="seed the scope catalogue").set_defaults(func=cmd_seed)
+    p = sub.add_parser("create-admin", help="create an administrator")
+    p.add_argument("--email")
+    p.add_argument("--password")
+    p.set_defaults(func=cmd_create_admin)
+    sub.add_parser("cleanup", help="delete expired codes and tokens").set_defaults(func=cmd_cleanup)
+    p = sub.add_parser("serve", help="run a service under Granian")
+    p.add_argument("service", choices=sorted(SERVICES))
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.set_defaults(func=cmd_serve)
+    sub.add_parser("check-settings", help="validate settings").set_defaults(func=cmd_check_settings)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"idp: {exc}", file=sys.stderr)
+        return 2
+    func: Callable[[Settings, argparse.Namespace], int] = args.func
+    return func(settings, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""Settings read from ``SVC_*`` environment variables (spec §5 "Deployment settings").
+
+Every setting is parsed, then every rule is checked, and all problems are reported
+together in one :class:`SettingsError`, so an operator fixes a bad deployment in one
+round instead of one restart per mistake. A secret may also be given through
+``SVC_<NAME>_FILE`` (Docker/Kubernetes secrets). Settings are loaded once at start-up
+and passed explicitly; nothing reads the environment at import time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal, get_origin
+from urllib.parse import urlsplit
+
+import msgspec
+
+from idp_common.protocol.caller_address import parse_trusted_networks
+
+PREFIX = "SVC_"
+log = logging.getLogger(__name__)
+
+Environment = Literal["dev", "prod"]
+
+
+class SettingsError(Exception):
+    """Raised with every problem found, one per line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid settings:\n  - " + "\n  - ".join(problems))
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Deployment settings. Field ``foo_bar`` is read from ``SVC_FOO_BAR``."""
+
+    env: Environment = "dev"
+    issuer: str = "http://localhost:8080"
+    auth_ui_base_url: str = ""  # empty: "{issuer}/auth"
+    allowed_admin_origins: tuple[str, ...] = ()
+    forwarded_allow_ips: tuple[str, ...] = ()
+    api_prefix: str = ""
+    s3_endpoint_url: str = ""
+    s3_bucket: str = "idp-avatars"
+    avatar_max_bytes: int = 5 * 1024 * 1024
+
+    database_url: str = "postgresql+asyncpg://postgres@127.0.0.1:5432/idp"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_prefix: str = "idp:"
+    nats_url: str = "nats://127.0.0.1:4222"
+    nats_prefix: str = "idp"
+    smtp_url: str = "smtp://127.0.0.1:1025"
+    smtp_from: str = "Identity provider <no-reply@localhost>"
+    key_dir: str = "var/keys"
+
+    access_token_ttl: int = 600
+    token_per_ip: int = 120  # spec §8 TOKEN_PER_IP, per minute
+    reset_per_ip: int = 10  # spec §8 RESET_PER_IP, per hour
+    auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
+    dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
+    log_level: str = "INFO"
+
+    @property
+    def is_prod(self) -> bool:
+        return self.env == "prod"
+
+    @property
+    def issuer_base(self) -> str:
+        return self.issuer.rstrip("/")
+
+    @property
+    def api_audience(self) -> str:
+        """Audience of the provider's own API (DESIGN.md: ``{SVC_ISSUER}/api``)."""
+        return f"{self.issuer_base}/api"
+
+    @property
+    def auth_ui_url(self) -> str:
+        return (self.auth_ui_base_url or f"{self.issuer_base}/auth").rstrip("/")
+
+    @property
+    def nats_stream(self) -> str:
+        return f"{self.nats_prefix.upper().replace('.', '_').replace('-', '_')}_EVENTS"
+
+
+def _parse_list(raw: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+_PARSERS: dict[type, Callable[[str], Any]] = {
+    str: str,
+    int: int,
+    float: float,
+    tuple: _parse_list,
+}
+
+
+def _field_kind(annotation: Any) -> type:
+    if get_origin(annotation) is tuple:
+        return tuple
+    return annotation if annotation in (int, float) else str
+
+
+def _read_raw(name: str, env: Mapping[str, str], problems: list[str]) -> str | None:
+    key = PREFIX + name.upper()
+    file_key = key + "_FILE"
+    if file_key in env:
+        try:
+            return Path(env[file_key]).read_text().strip()
+        except OSError as exc:
+            problems.append(f"{file_key}: cannot read {env[file_key]!r} ({exc.strerror})")
+            return None
+    return env.get(key)
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read, parse and validate settings; raise :class:`SettingsError` listing every problem."""
+    source = os.environ if env is None else env
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    for field in msgspec.structs.fields(Settings):
+        raw = _read_raw(field.name, source, problems)
+        if raw is None:
+            continue
+        kind = _field_kind(field.type)
+        try:
+            values[field.name] = _PARSERS[kind](raw)
+        except ValueError:
+            problems.append(f"{PREFIX}{field.name.upper()}: expected {kind.__name__}, got {raw!r}")
+    if "env" in values and values["env"] not in ("dev", "prod"):
+        problems.append(f"SVC_ENV: must be 'dev' or 'prod', got {values.pop('env')!r}")
+    # Unparseable values fall back to defaults so that every other rule is still checked.
+    settings = Settings(**values)
+    problems.extend(validate(settings))
+    if problems:
+        raise SettingsError(problems)
+    for warning in unsafe_defaults(settings):
+        log.warning("settings: %s", warning)
+    return settings
+
+
+def _is_absolute_url(value: str, schemes: tuple[str, ...]) -> bool:
+    parts = urlsplit(value)
+    return parts.scheme in schemes and bool(parts.netloc)
+
+
+def validate(settings: Settings) -> list[str]:
+    """Every rule the settings must satisfy; an empty list means valid."""
+    problems: list[str] = []
+    if settings.api_prefix:
+        problems.append(
+            "SVC_API_PREFIX: must stay empty (spec §9: /.well-known/* is at the host root)"
+        )
+    try:
+        parse_trusted_networks(settings.forwarded_allow_ips)
+    except ValueError as exc:
+        problems.append(f"SVC_FORWARDED_ALLOW_IPS: {exc}")
+    if not _is_absolute_url(settings.issuer, ("http", "https")):
+        problems.append(f"SVC_ISSUER: must be an absolute http(s) URL, got {settings.issuer!r}")
+    elif urlsplit(settings.issuer).query or urlsplit(settings.issuer).fragment:
+        problems.append("SVC_ISSUER: must not carry a query or fragment (OIDC Discovery §3)")
+    if settings.auth_ui_base_url and not _is_absolute_url(
+        settings.auth_ui_base_url, ("http", "https")
+    ):
+        problems.append("SVC_AUTH_UI_BASE_URL: must be an absolute http(s) URL")
+    for origin in settings.allowed_admin_origins:
+        if origin == "*" or not _is_absolute_url(origin, ("http", "https")):
+            problems.append(f"SVC_ALLOWED_ADMIN_ORIGINS: {origin!r} is not an origin")
+    if settings.s3_endpoint_url and not _is_absolute_url(
+        settings.s3_endpoint_url, ("http", "https")
+    ):
+        problems.append("SVC_S3_ENDPOINT_URL: must be an absolute http(s) URL or empty")
+    if not settings.database_url.startswith(("postgresql://", "postgresql+asyncpg://")):
+        problems.append("SVC_DATABASE_URL: must be a postgresql:// URL")
+    if not settings.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        problems.append("SVC_REDIS_URL: must be a redis:// or rediss:// URL")
+    if not settings.nats_url.startswith(("nats://", "tls://")):
+        problems.append("SVC_NATS_URL: must be a nats:// or tls:// URL")
+    if not settings.smtp_url.startswith(("smtp://", "smtps://")):
+        problems.append("SVC_SMTP_URL: must be an smtp:// or smtps:// URL")
+    for name in ("avatar_max_bytes", "access_token_ttl", "token_per_ip", "reset_per_ip"):
+        if getattr(settings, name) <= 0:
+            problems.append(f"SVC_{name.upper()}: must be positive")
+    if settings.dependency_timeout <= 0:
+        problems.append("SVC_DEPENDENCY_TIMEOUT: must be positive")
+    if not settings.nats_prefix.replace("_", "").replace("-", "").isalnum():
+        problems.append("SVC_NATS_PREFIX: letters, digits, '-' and '_' only")
+    return problems
+
+
+def unsafe_defaults(settings: Settings) -> list[str]:
+    """Values that work but should not reach production."""
+    warnings: list[str] = []
+    if settings.is_prod and not settings.issuer.startswith("https://"):
+        warnings.append("SVC_ISSUER is not https in production")
+    if settings.is_prod and "@" in settings.database_url and ":@" not in settings.database_url:
+        parts = urlsplit(settings.database_url.replace("+asyncpg", ""))
+        if not parts.password:
+            warnings.append("SVC_DATABASE_URL has no password in production")
+    return warnings

@@ -1,0 +1,17 @@
+"""Cryptographic building blocks of the provider: signing keys, JWTs and password hashes.
+
+Why it exists: every service signs or verifies tokens with the same keys and rules, and
+the sign-in and self-service APIs hash passwords the same way; keeping that here makes one
+implementation to review and test.
+
+What it implements:
+
+- ``keys``: spec part 5 "Signing keys" (read once at start-up, rotation by file name, the
+  newest signs, all are published) and the JWKS of spec part 4 "Discovery"; ``kid`` is the
+  RFC 7638 thumbprint.
+- ``jwt``: RS256 JWTs (RFC 7519, RFC 7515), RFC 9068 access tokens, and the offline
+  validation rules of spec part 5 "Validation rules for a resource API".
+- ``passwords``: argon2id password hashes (RFC 9106; DESIGN.md §2 "Sign-in").
+
+Pure code: no Litestar, SQLAlchemy, Redis or NATS. Time and keys are passed in.
+"""

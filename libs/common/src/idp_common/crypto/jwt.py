@@ -1,0 +1,243 @@
+"""Signing and verifying JWTs: RS256 only.
+
+- RFC 7519 (JWT) with RFC 7515 (JWS) compact serialisation, signed by joserfc.
+- RS256 only (spec part 1 and part 5 "Access tokens"). Every other ``alg`` is refused,
+  including ``none`` and the HMAC family (RFC 8725 §2.1 and §3.1: the verifier fixes the
+  algorithm, the token does not choose it).
+- The header carries ``kid`` (spec part 2 "Token claims"); verification uses only the key
+  that ``kid`` names in the provider's :class:`~idp_common.crypto.keys.KeySet`. An embedded
+  ``jwk``, ``jku``, ``x5u`` or ``x5c`` header is never trusted, and a ``crit`` or ``b64``
+  header is refused.
+- Spec part 5 "Validation rules": ``iss`` equals the issuer character for character; ``aud``
+  equals (or, as an array, contains) the audience; ``exp`` is required.
+- Access tokens follow RFC 9068 (``typ: at+jwt``): :func:`access_token_claims`.
+
+:class:`InvalidToken` carries a short ``reason`` that is safe to show to the caller.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from joserfc import jws
+from joserfc.errors import JoseError
+
+from idp_common.crypto.keys import JWS_ALGORITHM, KeySet
+
+__all__ = [
+    "MAX_TOKEN_LENGTH",
+    "TYP_ACCESS_TOKEN",
+    "TYP_JWT",
+    "TYP_LOGOUT_TOKEN",
+    "InvalidToken",
+    "access_token_claims",
+    "sign_jwt",
+    "verify_jwt",
+]
+
+#: RFC 9068 §2.1 access-token type.
+TYP_ACCESS_TOKEN: Final = "at+jwt"  # noqa: S105 - a media type, not a secret
+#: OIDC Back-Channel Logout 1.0 §2.4 logout-token type.
+TYP_LOGOUT_TOKEN: Final = "logout+jwt"  # noqa: S105 - a media type
+#: RFC 7519 §5.1 generic type (ID tokens).
+TYP_JWT: Final = "JWT"
+#: Longer strings are refused before any parsing.
+MAX_TOKEN_LENGTH: Final = 16 * 1024
+#: Default access-token lifetime: spec part 8, ten minutes.
+DEFAULT_ACCESS_TOKEN_TTL: Final = 600
+
+_ALGORITHMS: Final = (JWS_ALGORITHM,)
+_REFUSED_HEADERS: Final = frozenset({"crit", "b64", "jwk", "jku", "x5u", "x5c"})
+_MEDIA_TYPE_PREFIX: Final = "application/"
+_B64URL: Final = re.compile(r"[A-Za-z0-9_-]+")
+
+
+class InvalidToken(Exception):
+    """The token cannot be accepted. ``reason`` is short and safe to show to the caller."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def sign_jwt(claims: Mapping[str, Any], key_set: KeySet, *, typ: str = TYP_JWT) -> str:
+    """Sign ``claims`` with the newest key. Header: ``{"alg": "RS256", "kid", "typ"}``."""
+    signing_key = key_set.signing_key
+    header = {"alg": JWS_ALGORITHM, "kid": signing_key.kid, "typ": typ}
+    payload = json.dumps(dict(claims), separators=(",", ":"), ensure_ascii=False)
+    return jws.serialize_compact(header, payload.encode("utf-8"), signing_key.key, _ALGORITHMS)
+
+
+def _b64url_json(segment: str) -> Any:
+    """Strict base64url (RFC 7515 §2: no padding, no other alphabet) then JSON."""
+    padded = segment + "=" * (-len(segment) % 4)
+    try:
+        if not _B64URL.fullmatch(segment):
+            raise ValueError("not base64url")
+        raw = base64.b64decode(padded.encode("ascii"), altchars=b"-_", validate=True)
+        return json.loads(raw)
+    except (binascii.Error, UnicodeError, ValueError) as exc:
+        raise InvalidToken("malformed") from exc
+
+
+def _read_header(token: str) -> tuple[dict[str, Any], str]:
+    """Parse and check the protected header without trusting it. Returns (header, kid)."""
+    if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
+        raise InvalidToken("malformed")
+    parts = token.split(".")
+    if len(parts) != 3 or not parts[0] or not parts[1]:
+        raise InvalidToken("malformed")
+    header = _b64url_json(parts[0])
+    if not isinstance(header, dict):
+        raise InvalidToken("malformed")
+    if header.get("alg") != JWS_ALGORITHM:
+        raise InvalidToken("unsupported algorithm")
+    if _REFUSED_HEADERS & header.keys():
+        raise InvalidToken("unsupported header")
+    if not parts[2]:
+        raise InvalidToken("bad signature")
+    kid = header.get("kid")
+    if not isinstance(kid, str) or not kid:
+        raise InvalidToken("unknown kid")
+    return header, kid
+
+
+def _typ_matches(actual: Any, expected: str) -> bool:
+    """RFC 9068 §4, RFC 8725 §3.11: ``typ`` case-insensitive, ``application/`` optional."""
+    if not isinstance(actual, str):
+        return False
+
+    def canonical(value: str) -> str:
+        value = value.lower()
+        return value.removeprefix(_MEDIA_TYPE_PREFIX)
+
+    return canonical(actual) == canonical(expected)
+
+
+def _numeric_date(claims: Mapping[str, Any], name: str, *, required: bool) -> float | None:
+    value = claims.get(name)
+    if value is None:
+        if required:
+            raise InvalidToken(f"missing {name}")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidToken(f"invalid {name}")
+    return float(value)
+
+
+def _check_claims(
+    claims: Mapping[str, Any], *, issuer: str, audience: str, now: int, leeway: int
+) -> None:
+    if claims.get("iss") != issuer:
+        raise InvalidToken("wrong issuer")
+    aud = claims.get("aud")
+    if isinstance(aud, str):
+        audience_ok = aud == audience
+    elif isinstance(aud, list):
+        audience_ok = audience in aud and all(isinstance(item, str) for item in aud)
+    else:
+        audience_ok = False
+    if not audience_ok:
+        raise InvalidToken("wrong audience")
+    exp = _numeric_date(claims, "exp", required=True)
+    if exp is not None and exp <= now - leeway:
+        raise InvalidToken("expired")
+    nbf = _numeric_date(claims, "nbf", required=False)
+    if nbf is not None and nbf > now + leeway:
+        raise InvalidToken("not yet valid")
+    iat = _numeric_date(claims, "iat", required=False)
+    if iat is not None and iat > now + leeway:
+        raise InvalidToken("issued in the future")
+
+
+def verify_jwt(
+    token: str,
+    key_set: KeySet,
+    *,
+    issuer: str,
+    audience: str,
+    now: int,
+    typ: str | None = None,
+    leeway: int = 0,
+) -> dict[str, Any]:
+    """Verify an RS256 JWT signed by one of the provider's keys and return its claims.
+
+    Checks, in order: shape, ``alg`` = RS256, ``kid`` known, signature, ``typ`` (when
+    given; RFC 9068 §4), ``iss`` equal, ``aud`` equal or contained, ``exp`` required and
+    after ``now - leeway``, ``nbf`` and ``iat`` not after ``now + leeway``.
+    Raises :class:`InvalidToken` with a short reason.
+    """
+    header, kid = _read_header(token)
+    signing_key = key_set.find(kid)
+    if signing_key is None:
+        raise InvalidToken("unknown kid")
+    try:
+        verified = jws.deserialize_compact(token, signing_key.public_key, _ALGORITHMS)
+    except JoseError as exc:
+        if exc.error == "bad_signature":
+            raise InvalidToken("bad signature") from exc
+        raise InvalidToken("malformed") from exc
+    except (ValueError, TypeError) as exc:
+        raise InvalidToken("malformed") from exc
+    if typ is not None and not _typ_matches(header.get("typ"), typ):
+        raise InvalidToken("wrong token type")
+    try:
+        claims = json.loads(verified.payload)
+    except (ValueError, UnicodeError) as exc:
+        raise InvalidToken("malformed") from exc
+    if not isinstance(claims, dict):
+        raise InvalidToken("malformed")
+    _check_claims(claims, issuer=issuer, audience=audience, now=now, leeway=leeway)
+    return claims
+
+
+def access_token_claims(
+    *,
+    issuer: str,
+    subject: str,
+    audience: str,
+    client_id: str,
+    scope: Iterable[str],
+    now: int,
+    jti: str,
+    ttl: int = DEFAULT_ACCESS_TOKEN_TTL,
+    auth_time: int | None = None,
+    acr: str | None = None,
+    amr: Iterable[str] | None = None,
+    sid: str | None = None,
+) -> dict[str, Any]:
+    """RFC 9068 §2.2 claims of an access token; sign them with ``typ="at+jwt"``.
+
+    ``scope`` is space-joined in the given order, duplicates dropped (RFC 6749 §3.3).
+    ``auth_time``, ``acr``, ``amr`` and ``sid`` appear only when given.
+    """
+    if ttl <= 0:
+        raise ValueError("ttl must be positive")
+    scopes = list(dict.fromkeys(scope))
+    for value in scopes:
+        if not value or " " in value:
+            raise ValueError(f"invalid scope value {value!r}")
+    claims: dict[str, Any] = {
+        "iss": issuer,
+        "sub": subject,
+        "aud": audience,
+        "exp": now + ttl,
+        "iat": now,
+        "jti": jti,
+        "client_id": client_id,
+        "scope": " ".join(scopes),
+    }
+    if auth_time is not None:
+        claims["auth_time"] = auth_time
+    if acr is not None:
+        claims["acr"] = acr
+    if amr is not None:
+        claims["amr"] = list(amr)
+    if sid is not None:
+        claims["sid"] = sid
+    return claims

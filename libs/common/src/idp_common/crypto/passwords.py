@@ -1,0 +1,96 @@
+"""Password hashing with argon2id (DESIGN.md §2 "Sign-in": hashes argon2id).
+
+Parameters: the RFC 9106 §4 "second recommended option" (argon2-cffi's
+``profiles.RFC_9106_LOW_MEMORY``): argon2id, t=3 iterations, m=64 MiB, p=4 lanes, 16-byte
+salt, 32-byte tag. It is also argon2-cffi's default. The first RFC 9106 option (2 GiB per
+hash) would let a few concurrent sign-ins exhaust a service replica's memory; 64 MiB costs
+roughly 50-100 ms of CPU per hash on current servers, which bounds an attacker's guessing
+rate on a stolen database while keeping a sign-in fast. Stored hashes are PHC strings
+(``$argon2id$v=19$m=65536,t=3,p=4$...``) carrying their own parameters, so the parameters
+can be raised later: :func:`needs_rehash` tells the caller to store a fresh hash after the
+next successful sign-in.
+
+Hashing is CPU-bound and deliberately slow. Code running on the event loop must call
+:func:`hash_password_async` and :func:`verify_password_async`, which run in a worker thread
+(argon2-cffi releases the GIL while hashing).
+
+Client secrets are *not* hashed here: they are random (at least 256 bits) and stored as a
+SHA-256 digest (DESIGN.md §2 "Tokens and clients").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+
+from argon2 import PasswordHasher, profiles
+from argon2.exceptions import InvalidHashError, VerificationError
+
+__all__ = [
+    "hash_password",
+    "hash_password_async",
+    "needs_rehash",
+    "verify_password",
+    "verify_password_async",
+    "verify_password_dummy_async",
+]
+
+_HASHER = PasswordHasher.from_parameters(profiles.RFC_9106_LOW_MEMORY)
+
+
+def hash_password(password: str) -> str:
+    """Hash ``password`` with argon2id and a fresh random salt; returns a PHC string."""
+    return str(_HASHER.hash(password))
+
+
+def verify_password(hash: str, password: str) -> bool:
+    """True when ``password`` matches ``hash``.
+
+    False on a mismatch, and also when ``hash`` is not an argon2 hash (a corrupt or foreign
+    stored value): never raises for a wrong password. The comparison is constant-time.
+    """
+    try:
+        return bool(_HASHER.verify(hash, password))
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def needs_rehash(hash: str) -> bool:
+    """True when ``hash`` was made with other parameters than the current ones.
+
+    An unparseable hash also answers True.
+    """
+    try:
+        return bool(_HASHER.check_needs_rehash(hash))
+    except (InvalidHashError, ValueError):
+        return True
+
+
+async def hash_password_async(password: str) -> str:
+    """:func:`hash_password` in a worker thread, so the event loop keeps running."""
+    return await asyncio.to_thread(hash_password, password)
+
+
+async def verify_password_async(hash: str, password: str) -> bool:
+    """:func:`verify_password` in a worker thread, so the event loop keeps running."""
+    return await asyncio.to_thread(verify_password, hash, password)
+
+
+@cache
+def _dummy_hash() -> str:
+    return hash_password("dummy password used to equalise timing")
+
+
+async def verify_password_dummy_async(password: str) -> bool:
+    """Spend the time of a real verification and answer False.
+
+    For a sign-in naming an unknown account, so that the answer takes as long as for a
+    known account with a wrong password (DESIGN.md §2: the same whether the account
+    exists or not).
+    """
+
+    def run() -> bool:
+        verify_password(_dummy_hash(), password)
+        return False
+
+    return await asyncio.to_thread(run)

@@ -1,0 +1,42 @@
+"""``apis`` and ``scopes`` (spec part 2, "Resource API and scope")."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import ForeignKey
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ._base import Base, created_at, updated_at, uuid_pk
+
+
+class Api(Base):
+    """A resource API; ``audience`` is the value its access tokens carry in ``aud``."""
+
+    __tablename__ = "apis"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    name: Mapped[str] = mapped_column(unique=True)
+    audience: Mapped[str] = mapped_column(unique=True)
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()
+
+
+class Scope(Base):
+    """A permission. ``api_id`` NULL marks a standard OIDC scope.
+
+    The migration inserts ``openid``, ``profile``, ``email`` and ``offline_access``
+    (DESIGN.md: they exist without seeding). ``description`` is the consent-screen
+    sentence. Deleting the API deletes its scopes and every grant of them.
+    """
+
+    __tablename__ = "scopes"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    api_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("apis.id", ondelete="CASCADE"), index=True
+    )
+    value: Mapped[str] = mapped_column(unique=True)
+    description: Mapped[str]
+    created_at: Mapped[datetime] = created_at()

@@ -1,0 +1,37 @@
+"""``users``: the built-in person facts (spec part 2, "Built-in person facts")."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import Index, false, func, text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ._base import Base, created_at, updated_at, uuid_pk
+
+
+class User(Base):
+    """A person who signs in.
+
+    ``email`` and ``username`` keep the spelling the person typed but are unique
+    case-insensitively (unique indexes on ``lower(...)``); look them up with
+    ``func.lower(User.email) == address.lower()`` so the index is used. ``picture`` is the
+    object name of the photo in the S3-compatible store, not a URL.
+    """
+
+    __tablename__ = "users"
+    __table_args__ = (
+        Index("uq_users_email_lower", func.lower(text("email")), unique=True),
+        Index("uq_users_username_lower", func.lower(text("username")), unique=True),
+    )
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    email: Mapped[str]
+    username: Mapped[str | None]
+    display_name: Mapped[str] = mapped_column(server_default="")
+    picture: Mapped[str | None]
+    email_verified: Mapped[bool] = mapped_column(server_default=false())
+    disabled: Mapped[bool] = mapped_column(server_default=false())
+    created_at: Mapped[datetime] = created_at()
+    updated_at: Mapped[datetime] = updated_at()

@@ -1,0 +1,107 @@
+"""The provider metadata document (spec part 4 "Discovery").
+
+Served at ``/.well-known/openid-configuration`` (OpenID Connect Discovery 1.0 §3) and, as
+the same document, at ``/.well-known/oauth-authorization-server`` (RFC 8414 §2, §3).
+
+Every URL is derived from the configured issuer (``SVC_ISSUER``), never from a request's
+Host header (DESIGN.md §2): a forged Host must not change where clients send credentials.
+The ``issuer`` member is the configured value unchanged, because OIDC Discovery §4.3 and
+RFC 8414 §3.3 require it to be identical to the ``iss`` of every token. Endpoint URLs are
+built on the issuer with one trailing ``/`` removed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from idp_common.protocol import constants as c
+
+__all__ = [
+    "AUTHORIZATION_PATH",
+    "END_SESSION_PATH",
+    "INTROSPECTION_PATH",
+    "JWKS_PATH",
+    "OAUTH_METADATA_PATH",
+    "OPENID_CONFIGURATION_PATH",
+    "REVOCATION_PATH",
+    "TOKEN_PATH",
+    "USERINFO_PATH",
+    "issuer_base",
+    "provider_metadata",
+]
+
+AUTHORIZATION_PATH = "/oauth2/authorize"
+TOKEN_PATH = "/oauth2/token"  # noqa: S105 - a path, not a secret
+USERINFO_PATH = "/oauth2/userinfo"
+END_SESSION_PATH = "/oauth2/logout"
+INTROSPECTION_PATH = "/oauth2/introspect"
+REVOCATION_PATH = "/oauth2/revoke"
+JWKS_PATH = "/.well-known/jwks.json"
+OPENID_CONFIGURATION_PATH = "/.well-known/openid-configuration"
+OAUTH_METADATA_PATH = "/.well-known/oauth-authorization-server"
+
+#: OIDC Core §2, §3.1.3.6, §5.1; BCL §2.4 (``sid``). Claims the provider can release.
+CLAIMS_SUPPORTED = (
+    "sub",
+    "iss",
+    "aud",
+    "exp",
+    "iat",
+    "auth_time",
+    "nonce",
+    "acr",
+    "amr",
+    "sid",
+    "at_hash",
+    *c.RELEASED_PROFILE_CLAIMS,
+)
+
+
+def issuer_base(issuer: str) -> str:
+    """The issuer with one trailing ``/`` removed; endpoint paths are appended to it.
+
+    Raises ValueError unless the issuer is an absolute ``https`` (or ``http``, for local
+    development) URL without query or fragment (RFC 8414 §2 ``issuer``).
+    """
+    parts = urlsplit(issuer)
+    if parts.scheme not in {"https", "http"} or not parts.netloc:
+        raise ValueError(f"issuer must be an absolute https URL, got {issuer!r}")
+    if parts.query or parts.fragment or "?" in issuer or "#" in issuer:
+        raise ValueError(f"issuer must not have a query or fragment, got {issuer!r}")
+    return issuer.removesuffix("/")
+
+
+def provider_metadata(issuer: str) -> dict[str, Any]:
+    """The OpenID Provider / RFC 8414 metadata document for ``issuer``. A new dict per call."""
+    base = issuer_base(issuer)
+    return {
+        "issuer": issuer,
+        "authorization_endpoint": base + AUTHORIZATION_PATH,
+        "token_endpoint": base + TOKEN_PATH,
+        "userinfo_endpoint": base + USERINFO_PATH,
+        "jwks_uri": base + JWKS_PATH,
+        "end_session_endpoint": base + END_SESSION_PATH,
+        "introspection_endpoint": base + INTROSPECTION_PATH,
+        "revocation_endpoint": base + REVOCATION_PATH,
+        "response_types_supported": [c.RESPONSE_TYPE_CODE],
+        "response_modes_supported": [c.RESPONSE_MODE_QUERY],
+        "grant_types_supported": list(c.GRANT_TYPES),
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": [c.SIGNING_ALGORITHM],
+        "token_endpoint_auth_methods_supported": list(c.TOKEN_ENDPOINT_AUTH_METHODS),
+        "introspection_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),
+        "revocation_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),
+        "code_challenge_methods_supported": [c.CODE_CHALLENGE_METHOD_S256],
+        "scopes_supported": list(c.OIDC_SCOPES),
+        "claims_supported": list(CLAIMS_SUPPORTED),
+        "prompt_values_supported": list(c.PROMPT_VALUES),
+        "acr_values_supported": list(c.ACR_VALUES),
+        "authorization_response_iss_parameter_supported": True,
+        "backchannel_logout_supported": True,
+        "backchannel_logout_session_supported": True,
+        "frontchannel_logout_supported": False,
+        "request_parameter_supported": False,
+        "request_uri_parameter_supported": False,
+        "claims_parameter_supported": False,
+    }

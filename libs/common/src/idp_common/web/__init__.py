@@ -1,0 +1,2 @@
+"""Litestar wiring shared by every service: app factory, security headers, problem+json
+errors, caller address, health checks and the bearer-token guard (spec parts 1, 5, 7)."""

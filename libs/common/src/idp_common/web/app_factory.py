@@ -1,0 +1,118 @@
+"""``create_service_app``: the one place a service's Litestar app is wired.
+
+Every service gets the same security headers, error mapping, health routes, CORS policy
+and OpenAPI description (withheld in production, spec §9 rule 4), so the services differ
+only in their route handlers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from litestar import Litestar, Request, get
+from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.types import ControllerRouterHandler
+
+from idp_common.config import Settings
+from idp_common.web.guard import SECURITY_SCHEME
+from idp_common.web.headers import security_headers
+from idp_common.web.health import Check, health_handlers
+from idp_common.web.problems import exception_handlers
+from idp_common.web.resources import Resources, open_resources
+
+VERSION = "0.1.0"
+Lifespan = Callable[[Litestar], Any]
+
+
+def _openapi(name: str) -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title=f"Identity provider: {name}",
+        version=VERSION,
+        path="/docs",
+        render_plugins=[SwaggerRenderPlugin(path="/")],
+        components=Components(
+            security_schemes={
+                SECURITY_SCHEME: SecurityScheme(
+                    type="http", scheme="bearer", bearer_format="JWT",
+                    description="RS256 access token (RFC 9068) for the provider's API",
+                )
+            }
+        ),
+    )
+
+
+def _docs_aliases() -> list[Any]:
+    """``/openapi.json`` and ``/redoc`` at the root, beside Litestar's ``/docs``."""
+    redoc = RedocRenderPlugin()
+
+    @get("/openapi.json", include_in_schema=False, media_type="application/json")
+    async def openapi_json(request: Request[Any, Any, Any]) -> dict[str, Any]:
+        schema: dict[str, Any] = request.app.openapi_schema.to_schema()
+        return schema
+
+    @get("/redoc", include_in_schema=False, media_type="text/html")
+    async def redoc_page(request: Request[Any, Any, Any]) -> bytes:
+        return redoc.render(request, request.app.openapi_schema.to_schema())
+
+    return [openapi_json, redoc_page]
+
+
+def _cors(settings: Settings) -> CORSConfig | None:
+    if not settings.allowed_admin_origins:
+        return None
+    return CORSConfig(
+        allow_origins=list(settings.allowed_admin_origins),
+        allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        allow_headers=["Authorization", "Content-Type"],
+        allow_credentials=False,
+        max_age=600,
+    )
+
+
+def configure_logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+
+
+def create_service_app(
+    settings: Settings,
+    *,
+    name: str,
+    route_handlers: Sequence[ControllerRouterHandler],
+    health_checks: Mapping[str, Check] | None = None,
+    lifespans: Sequence[Lifespan] = (),
+    resources: Resources | None = None,
+) -> Litestar:
+    """Wire a service. ``resources`` defaults to clients built from ``settings``."""
+    configure_logging(settings)
+    held = resources or open_resources(settings)
+
+    @asynccontextmanager
+    async def close_resources(_: Litestar) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await held.aclose()
+
+    handlers: list[Any] = [*health_handlers(health_checks), *route_handlers]
+    if not settings.is_prod:
+        handlers.extend(_docs_aliases())
+    return Litestar(
+        route_handlers=handlers,
+        state=State({"resources": held, "service": name}),
+        before_send=[security_headers(settings)],
+        exception_handlers=exception_handlers(),
+        openapi_config=None if settings.is_prod else _openapi(name),
+        cors_config=_cors(settings),
+        lifespan=[close_resources, *lifespans],
+        debug=False,
+    )

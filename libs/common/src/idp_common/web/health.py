@@ -1,0 +1,78 @@
+"""``/health``, ``/health/live`` and ``/health/ready`` (spec part 4 "Service health").
+
+``/health`` always answers 200 and names each dependency ``ok`` or ``unreachable``
+(``database`` is ``outdated`` when its schema is not at the migrations' head).
+``/health/ready`` answers 503 when any dependency is not ``ok``: stop sending traffic,
+do not restart. ``/health/live`` touches nothing: restart only when it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from litestar import Request, Response, get
+from litestar.handlers import HTTPRouteHandler
+from sqlalchemy import text
+
+from idp_common.db.migrate import current_revision
+from idp_common.web.caller import resources_of
+from idp_common.web.resources import Resources
+
+log = logging.getLogger("idp.health")
+
+OK, UNREACHABLE, OUTDATED = "ok", "unreachable", "outdated"
+Check = Callable[[Request[Any, Any, Any]], Awaitable[str]]
+
+
+async def check_database(resources: Resources) -> str:
+    async with resources.engine.connect() as conn:
+        await conn.execute(text("SELECT 1"))
+    revision = await current_revision(resources.engine)
+    return OK if revision == resources.head_revision else OUTDATED
+
+
+async def check_redis(resources: Resources) -> str:
+    await resources.redis.ping()
+    return OK
+
+
+async def _guarded(name: str, probe: Awaitable[str], timeout: float) -> str:
+    try:
+        return await asyncio.wait_for(probe, timeout)
+    except Exception as exc:  # any failure of a dependency means "unreachable"
+        log.warning("health: %s unreachable (%s)", name, type(exc).__name__)
+        return UNREACHABLE
+
+
+async def _report(request: Request[Any, Any, Any], extra: Mapping[str, Check]) -> dict[str, str]:
+    resources = resources_of(request)
+    timeout = resources.settings.dependency_timeout * 2
+    names = ["database", "redis", *extra]
+    probes = [check_database(resources), check_redis(resources), *(c(request) for c in extra.values())]
+    results = await asyncio.gather(*(_guarded(n, p, timeout) for n, p in zip(names, probes, strict=True)))
+    report = dict(zip(names, results, strict=True))
+    status = "ok" if all(v == OK for v in results) else "degraded"
+    return {"status": status, **report}
+
+
+def health_handlers(extra: Mapping[str, Check] | None = None) -> list[HTTPRouteHandler]:
+    """The three health routes; ``extra`` adds dependencies (e.g. NATS for the dispatcher)."""
+    checks = dict(extra or {})
+
+    @get("/health", operation_id="health", tags=["health"], summary="Dependency report (always 200)")
+    async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
+        return await _report(request, checks)
+
+    @get("/health/live", operation_id="healthLive", tags=["health"], summary="Liveness")
+    async def live() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @get("/health/ready", operation_id="healthReady", tags=["health"], summary="Readiness")
+    async def ready(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
+        report = await _report(request, checks)
+        return Response(report, status_code=200 if report["status"] == "ok" else 503)
+
+    return [health, live, ready]

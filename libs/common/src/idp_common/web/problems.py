@@ -1,0 +1,94 @@
+"""One error mapping per app: every failure becomes RFC 9457 ``application/problem+json``.
+
+Body: ``{type, title, status, detail, instance, code, errors?}`` where ``errors`` is a
+list of ``{field, message}`` (DESIGN.md "Admin and entity APIs"). Validation failures are
+422 and name the field. An unexpected exception is logged with its stack and answered
+with a bare 500: debug detail never reaches a body.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.types import ExceptionHandlersMap
+
+from idp_common.errors import DomainError, FieldError, InvalidArgument
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("idp.errors")
+
+
+def problem_response(
+    request: Request[Any, Any, Any],
+    *,
+    status: int,
+    detail: str,
+    code: str,
+    errors: list[FieldError] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[dict[str, Any]]:
+    body: dict[str, Any] = {
+        "type": f"urn:idp:problem:{code}",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "instance": request.url.path,
+        "code": code,
+    }
+    if errors:
+        body["errors"] = [{"field": e.field, "message": e.message} for e in errors]
+    return Response(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[dict[str, Any]]:
+    errors = exc.errors if isinstance(exc, InvalidArgument) else None
+    return problem_response(
+        request, status=exc.status_code, detail=exc.detail, code=exc.code,
+        errors=errors, headers=exc.headers,
+    )
+
+
+def _validation_error(
+    request: Request[Any, Any, Any], exc: ValidationException
+) -> Response[dict[str, Any]]:
+    errors = []
+    for item in exc.extra if isinstance(exc.extra, list) else []:
+        if isinstance(item, dict):
+            field = str(item.get("key") or item.get("source") or "body")
+            errors.append(FieldError(field=field, message=str(item.get("message", "invalid"))))
+    names = ", ".join(e.field for e in errors) or "request"
+    return problem_response(
+        request, status=422, detail=f"invalid value for: {names}",
+        code="validation_failed", errors=errors or [FieldError("body", str(exc.detail))],
+    )
+
+
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[dict[str, Any]]:
+    status = exc.status_code
+    if status >= 500:
+        return _unexpected(request, exc)
+    code = HTTPStatus(status).phrase.lower().replace(" ", "_").replace("-", "_")
+    return problem_response(
+        request, status=status, detail=str(exc.detail), code=code, headers=exc.headers,
+    )
+
+
+def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem_response(
+        request, status=500, detail="The server failed to handle the request.",
+        code="internal_error",
+    )
+
+
+def exception_handlers() -> ExceptionHandlersMap:
+    return {
+        DomainError: _domain_error,
+        ValidationException: _validation_error,
+        HTTPException: _http_error,
+        Exception: _unexpected,
+    }

@@ -1,0 +1,57 @@
+"""The long-lived clients a service holds: database engine, Redis, signing keys, limiter.
+
+Created once at start-up by the app factory and reached by handlers through
+``request.app.state.resources``. Nothing here connects eagerly: a service starts (and
+reports itself degraded) even when Postgres or Redis is down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from ipaddress import IPv4Network, IPv6Network
+
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from idp_common.config import Settings
+from idp_common.crypto.keys import KeySet, load_key_set
+from idp_common.db.engine import create_engine, create_session_factory
+from idp_common.db.migrate import head_revision
+from idp_common.protocol.caller_address import parse_trusted_networks
+from idp_common.ratelimit import RateLimiter
+
+
+@dataclass
+class Resources:
+    settings: Settings
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    redis: Redis
+    keys: KeySet
+    limiter: RateLimiter
+    trusted_networks: tuple[IPv4Network | IPv6Network, ...]
+    head_revision: str
+
+    async def aclose(self) -> None:
+        await self.redis.aclose()
+        await self.engine.dispose()
+
+
+def open_resources(settings: Settings) -> Resources:
+    """Build every client. Reads the key directory now: no key, no start."""
+    timeout = settings.dependency_timeout
+    engine = create_engine(settings.database_url, connect_args={"timeout": timeout})
+    redis = Redis.from_url(
+        settings.redis_url, socket_connect_timeout=timeout, socket_timeout=timeout,
+        health_check_interval=30,
+    )
+    return Resources(
+        settings=settings,
+        engine=engine,
+        sessions=create_session_factory(engine),
+        redis=redis,
+        keys=load_key_set(settings.key_dir),
+        limiter=RateLimiter(redis, settings.redis_prefix),
+        trusted_networks=parse_trusted_networks(settings.forwarded_allow_ips),
+        head_revision=head_revision(),
+    )

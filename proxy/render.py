@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Render proxy/nginx.conf.template into a run directory (stdlib only).
+
+Used by scripts/up.sh, the test harness and compose.yaml, so every way of running the
+stack serves the same configuration. Writes RUN_DIR/nginx.conf, the included snippets
+and the temp folders nginx needs; WWW_ROOT must hold auth/ and console/ (the builds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# CSP of the two static frontends: same-origin only, no inline code, no third party.
+STATIC_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "media-src 'self' blob:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+HSTS = "max-age=63072000; includeSubDomains"
+
+
+def security_headers(prod: bool) -> str:
+    lines = [
+        f'add_header Content-Security-Policy "{STATIC_CSP}" always;',
+        'add_header X-Content-Type-Options "nosniff" always;',
+        'add_header Referrer-Policy "no-referrer" always;',
+        'add_header Cache-Control "no-store" always;',
+    ]
+    if prod:
+        lines.append(f'add_header Strict-Transport-Security "{HSTS}" always;')
+    return "\n".join(lines) + "\n"
+
+
+def mime_types() -> str:
+    for candidate in ("/etc/nginx/mime.types", "/usr/local/nginx/conf/mime.types"):
+        if Path(candidate).exists():
+            return candidate
+    raise SystemExit("render: cannot find nginx's mime.types")
+
+
+def render(args: argparse.Namespace) -> Path:
+    run_dir = Path(args.run_dir).resolve()
+    for sub in ("tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    (run_dir / "security_headers.conf").write_text(security_headers(args.prod))
+    (run_dir / "refuse_403.conf").write_text(
+        f"include {run_dir}/security_headers.conf;\n"
+        "default_type application/problem+json;\n"
+        "return 403 '{\"type\":\"about:blank\",\"title\":\"Forbidden\",\"status\":403,"
+        "\"detail\":\"health endpoints are not public\",\"code\":\"proxy.forbidden\"}';\n"
+    )
+    www = Path(args.www_root).resolve() if args.www_root else run_dir / "www"
+    if not args.www_root:  # link the two builds into one root: /auth/... and /console/...
+        www.mkdir(exist_ok=True)
+        for name, target in (("auth", args.auth_dist), ("console", args.console_dist)):
+            link = www / name
+            if link.is_symlink() or link.exists():
+                link.unlink() if link.is_symlink() else shutil.rmtree(link)
+            link.symlink_to(Path(target).resolve(), target_is_directory=True)
+    values = {
+        "WORKERS": str(args.workers),
+        "RUN_DIR": str(run_dir),
+        "DAEMON": "daemon off;" if args.foreground else "",
+        "MIME_TYPES": args.mime_types or mime_types(),
+        "LISTEN": args.listen,
+        "TOKEN_UPSTREAM": args.token,
+        "AUTHUI_UPSTREAM": args.authui,
+        "ADMIN_UPSTREAM": args.admin,
+        "ENTITY_UPSTREAM": args.entity,
+        "WWW_ROOT": str(www),
+        "PHOTO_BODY_MAX": str(args.avatar_max_bytes + 1024 * 1024),
+        "SIGNIN_RATE": args.signin_rate,
+        "SIGNIN_BURST": str(args.signin_burst),
+        "RETRY_AFTER": str(args.retry_after),
+    }
+    template = (HERE / "nginx.conf.template").read_text()
+    text = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: values[m.group(1)], template)
+    out = run_dir / "nginx.conf"
+    out.write_text(text)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--run-dir", required=True)
+    p.add_argument("--listen", default="127.0.0.1:8080")
+    p.add_argument("--token", default="127.0.0.1:8101")
+    p.add_argument("--admin", default="127.0.0.1:8102")
+    p.add_argument("--entity", default="127.0.0.1:8103")
+    p.add_argument("--authui", default="127.0.0.1:8104")
+    p.add_argument("--auth-dist", default=str(HERE.parent / "web/auth/dist"))
+    p.add_argument("--console-dist", default=str(HERE.parent / "web/console/dist"))
+    p.add_argument("--www-root", default="", help="a folder already holding auth/ and console/")
+    p.add_argument("--avatar-max-bytes", type=int, default=5 * 1024 * 1024)
+    p.add_argument("--signin-rate", default="10r/s", help="nginx limit_req rate per address")
+    p.add_argument("--signin-burst", type=int, default=50)
+    p.add_argument("--retry-after", type=int, default=1)
+    p.add_argument("--workers", default="1")
+    p.add_argument("--mime-types", default="")
+    p.add_argument("--prod", action="store_true", help="also send HSTS")
+    p.add_argument("--foreground", action="store_true", help="daemon off (containers)")
+    print(render(p.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+"""Wiring of the token service (``create_app`` is Granian's factory)."""
+
+from __future__ import annotations
+
+from litestar import Litestar
+
+from idp_common.config import Settings, load_settings
+from idp_common.web.app_factory import create_service_app
+from token_service.controllers.discovery import DiscoveryController
+
+
+def create_app(settings: Settings | None = None) -> Litestar:
+    return create_service_app(
+        settings or load_settings(), name="token", route_handlers=[DiscoveryController]
+    )

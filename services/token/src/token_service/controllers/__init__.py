@@ -1,0 +1,1 @@
+"""Thin Litestar controllers of the token service."""
