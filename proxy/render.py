@@ -9,6 +9,8 @@ and the temp folders nginx needs; WWW_ROOT must hold auth/ and console/ (the bui
 from __future__ import annotations
 
 import argparse
+import getpass
+import os
 import re
 import shutil
 from pathlib import Path
@@ -53,6 +55,12 @@ def render(args: argparse.Namespace) -> Path:
         "return 403 '{\"type\":\"about:blank\",\"title\":\"Forbidden\",\"status\":403,"
         "\"detail\":\"health endpoints are not public\",\"code\":\"proxy.forbidden\"}';\n"
     )
+    (run_dir / "not_found.conf").write_text(
+        f"include {run_dir}/security_headers.conf;\n"
+        "default_type application/problem+json;\n"
+        "return 404 '{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,"
+        "\"detail\":\"no such path\",\"code\":\"not_found\"}';\n"
+    )
     www = Path(args.www_root).resolve() if args.www_root else run_dir / "www"
     if not args.www_root:  # link the two builds into one root: /auth/... and /console/...
         www.mkdir(exist_ok=True)
@@ -61,7 +69,11 @@ def render(args: argparse.Namespace) -> Path:
             if link.is_symlink() or link.exists():
                 link.unlink() if link.is_symlink() else shutil.rmtree(link)
             link.symlink_to(Path(target).resolve(), target_is_directory=True)
+    user = args.user or getpass.getuser()
     values = {
+        # nginx started as root drops its workers to `nobody` unless told; they must be
+        # able to read the builds and write the temp folders of the run directory.
+        "USER_DIRECTIVE": f"user {user};" if os.geteuid() == 0 else "",
         "WORKERS": str(args.workers),
         "RUN_DIR": str(run_dir),
         "DAEMON": "daemon off;" if args.foreground else "",
@@ -101,6 +113,7 @@ def main() -> None:
     p.add_argument("--retry-after", type=int, default=1)
     p.add_argument("--workers", default="1")
     p.add_argument("--mime-types", default="")
+    p.add_argument("--user", default="", help="worker user when started as root (default: me)")
     p.add_argument("--prod", action="store_true", help="also send HSTS")
     p.add_argument("--foreground", action="store_true", help="daemon off (containers)")
     print(render(p.parse_args()))

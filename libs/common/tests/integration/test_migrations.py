@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, inspect, select, text
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from .conftest import MakeDatabase
-
 from idp_common.db.engine import create_engine, database_url
 from idp_common.db.migrate import current_revision, downgrade, head_revision, upgrade
 from idp_common.db.models import Base, Scope
+from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 pytestmark = pytest.mark.integration
 
@@ -166,7 +164,7 @@ async def test_models_match_migrated_database(migrated_engine: AsyncEngine) -> N
 
 
 async def test_migrated_catalog_equals_create_all(
-    migrated_engine: AsyncEngine, make_database: MakeDatabase
+    migrated_engine: AsyncEngine, make_database: Callable[[], Awaitable[str]]
 ) -> None:
     """Column, constraint and index definitions equal those ``create_all`` makes."""
     reference = create_engine(await make_database())

@@ -7,9 +7,8 @@ import secrets
 from collections.abc import AsyncIterator
 
 import pytest
-from redis.asyncio import Redis
-
 from idp_common.ratelimit import RateLimiter, rate_limit_key
+from redis.asyncio import Redis
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
-
 from idp_common.crypto.jwt import (
     MAX_TOKEN_LENGTH,
     InvalidToken,
@@ -150,6 +149,16 @@ def test_claim_refusals(token_claims: dict[str, Any], options: dict[str, Any], r
 )
 def test_claim_acceptances(token_claims: dict[str, Any], options: dict[str, Any]) -> None:
     assert verify(sign_jwt(token_claims, KEYS), **options) == token_claims
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan")])
+def test_non_finite_exp_refused(value: float) -> None:
+    # sign_jwt refuses to write such JSON; build the token by hand
+    token = rsa_sign(_KEY_NEW, {"alg": "RS256", "kid": NEW.kid}, claims(exp=value), "RS256")
+    with pytest.raises(InvalidToken, match="invalid exp"):
+        verify(token)
+    with pytest.raises(ValueError, match="JSON"):
+        sign_jwt(claims(exp=value), KEYS)
 
 
 # --- typ -----------------------------------------------------------------------------------

@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from joserfc import jwt as jose_jwt
-
 from idp_common.crypto.keys import (
     KeySet,
     KeySetError,
@@ -24,6 +22,7 @@ from idp_common.crypto.keys import (
     load_signing_key,
     rfc7638_thumbprint,
 )
+from joserfc import jwt as jose_jwt
 
 # Generated once per module: RSA key generation is the slow part of these tests.
 KEY_A = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -56,9 +55,7 @@ def b64url_uint(value: int) -> str:
 def independent_thumbprint(key: rsa.RSAPrivateKey) -> str:
     """RFC 7638 §3, written out again without the module under test."""
     numbers = key.public_key().public_numbers()
-    text = (
-        f'{{"e":"{b64url_uint(numbers.e)}","kty":"RSA","n":"{b64url_uint(numbers.n)}"}}'
-    )
+    text = f'{{"e":"{b64url_uint(numbers.e)}","kty":"RSA","n":"{b64url_uint(numbers.n)}"}}'
     digest = hashlib.sha256(text.encode()).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
@@ -163,7 +160,7 @@ def test_empty_key_set_refused() -> None:
 
 
 def test_same_key_twice_refused() -> None:
-    with pytest.raises(KeySetError, match="b.pem: holds the same key as a.pem"):
+    with pytest.raises(KeySetError, match=r"b\.pem: holds the same key as a\.pem"):
         KeySet(
             (
                 SigningKey.from_private_key("a.pem", KEY_A),
@@ -211,18 +208,15 @@ def test_directory_without_key_refused(tmp_path: Path) -> None:
 
 
 def ec_pem() -> bytes:
-    return (
-        ec.generate_private_key(ec.SECP256R1())
-        .private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
+    return ec.generate_private_key(ec.SECP256R1()).private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
     )
 
 
 def small_rsa_pem() -> bytes:
-    return pkcs8(rsa.generate_private_key(public_exponent=65537, key_size=1024))
+    return pkcs8(rsa.generate_private_key(public_exponent=65537, key_size=1024))  # noqa: S505 - must be refused
 
 
 def encrypted_pem() -> bytes:
@@ -287,7 +281,9 @@ def test_generate_creates_private_directory_and_file(tmp_path: Path) -> None:
 
 def test_generate_uses_utc_for_the_name(tmp_path: Path) -> None:
     plus_two = timezone(timedelta(hours=2))
-    path = generate_key_file(tmp_path, now=datetime(2026, 11, 21, 8, 35, tzinfo=plus_two), bits=2048)
+    path = generate_key_file(
+        tmp_path, now=datetime(2026, 11, 21, 8, 35, tzinfo=plus_two), bits=2048
+    )
     assert path.name == "20261121T063500Z.pem"
 
 
@@ -304,7 +300,7 @@ def test_generated_names_sort_in_creation_order(tmp_path: Path) -> None:
 
 def test_generate_refuses_when_an_existing_key_would_stay_newest(tmp_path: Path) -> None:
     (tmp_path / "zzz.pem").write_bytes(pkcs8(KEY_A))
-    with pytest.raises(KeySetError, match="zzz.pem"):
+    with pytest.raises(KeySetError, match=r"zzz\.pem"):
         generate_key_file(tmp_path, now=NOW, bits=2048)
 
 

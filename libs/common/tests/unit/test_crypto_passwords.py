@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 from argon2 import PasswordHasher
-
 from idp_common.crypto.passwords import (
     hash_password,
     hash_password_async,

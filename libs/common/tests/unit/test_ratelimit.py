@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from redis.asyncio import Redis
-
 from idp_common.ratelimit import RateLimiter, RateLimitResult, rate_limit_key
+from redis.asyncio import Redis
 
 
 @pytest.mark.parametrize(

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from litestar import Litestar
+from litestar.types import ASGIApp
 
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import create_service_app
 
 
-def create_app(settings: Settings | None = None) -> Litestar:
+def create_app(settings: Settings | None = None) -> ASGIApp:
     return create_service_app(settings or load_settings(), name="authui-api", route_handlers=[])

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from litestar import Litestar, Request
+from litestar.types import ASGIApp
 
 from idp_common.config import Settings, load_settings
 from idp_common.nats_link import NatsLink
@@ -14,7 +15,7 @@ from idp_common.web.app_factory import create_service_app
 from idp_common.web.health import OK, UNREACHABLE
 
 
-def create_app(settings: Settings | None = None) -> Litestar:
+def create_app(settings: Settings | None = None) -> ASGIApp:
     settings = settings or load_settings()
     link = NatsLink(settings.nats_url, name="logout-dispatcher")
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -69,7 +70,7 @@ def sign_jwt(claims: Mapping[str, Any], key_set: KeySet, *, typ: str = TYP_JWT) 
     """Sign ``claims`` with the newest key. Header: ``{"alg": "RS256", "kid", "typ"}``."""
     signing_key = key_set.signing_key
     header = {"alg": JWS_ALGORITHM, "kid": signing_key.kid, "typ": typ}
-    payload = json.dumps(dict(claims), separators=(",", ":"), ensure_ascii=False)
+    payload = json.dumps(dict(claims), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return jws.serialize_compact(header, payload.encode("utf-8"), signing_key.key, _ALGORITHMS)
 
 
@@ -125,7 +126,7 @@ def _numeric_date(claims: Mapping[str, Any], name: str, *, required: bool) -> fl
         if required:
             raise InvalidToken(f"missing {name}")
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise InvalidToken(f"invalid {name}")
     return float(value)
 

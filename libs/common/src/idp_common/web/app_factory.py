@@ -21,6 +21,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import ControllerRouterHandler
 
 from idp_common.config import Settings
+from idp_common.web.drain import DrainRequestBody
 from idp_common.web.guard import SECURITY_SCHEME
 from idp_common.web.headers import security_headers
 from idp_common.web.health import Check, health_handlers
@@ -91,8 +92,11 @@ def create_service_app(
     health_checks: Mapping[str, Check] | None = None,
     lifespans: Sequence[Lifespan] = (),
     resources: Resources | None = None,
-) -> Litestar:
-    """Wire a service. ``resources`` defaults to clients built from ``settings``."""
+) -> DrainRequestBody:
+    """Wire a service; the Litestar app is ``.app`` of the returned ASGI callable.
+
+    ``resources`` defaults to clients built from ``settings``.
+    """
     configure_logging(settings)
     held = resources or open_resources(settings)
 
@@ -106,7 +110,7 @@ def create_service_app(
     handlers: list[Any] = [*health_handlers(health_checks), *route_handlers]
     if not settings.is_prod:
         handlers.extend(_docs_aliases())
-    return Litestar(
+    app = Litestar(
         route_handlers=handlers,
         state=State({"resources": held, "service": name}),
         before_send=[security_headers(settings)],
@@ -116,3 +120,4 @@ def create_service_app(
         lifespan=[close_resources, *lifespans],
         debug=False,
     )
+    return DrainRequestBody(app, limit=settings.avatar_max_bytes + 2 * 1024 * 1024)

@@ -1,0 +1,41 @@
+"""Read what is left of a request body before the last byte of the response.
+
+Granian closes the connection when an app answers without reading the request body; a
+proxy still streaming that body then fails with a broken pipe and turns the app's
+answer (a 401, a 404, a 413 of its own) into a 502. Draining up to ``limit`` bytes lets
+the real answer through. Wraps the whole app: Litestar's router answers 404 and 405
+before any app middleware runs.
+"""
+
+from __future__ import annotations
+
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class DrainRequestBody:
+    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body_done = False
+
+        async def tracking_receive() -> Message:
+            nonlocal body_done
+            message = await receive()
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                body_done = True
+            return message
+
+        async def draining_send(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                drained = 0
+                while not body_done and drained <= self.limit:
+                    left = await tracking_receive()
+                    drained += len(left.get("body", b""))
+            await send(message)
+
+        await self.app(scope, tracking_receive, draining_send)  # type: ignore[arg-type]

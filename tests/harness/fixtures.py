@@ -1,0 +1,38 @@
+"""pytest fixtures of the harness (registered by the root conftest.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.harness.stack import Stack, new_stack, remove_stack, start_stack
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """The run's stack: five services and the proxy, started once per test session."""
+    running = new_stack(tmp_path_factory.mktemp("idp"))
+    try:
+        start_stack(running)
+        yield running
+    finally:
+        remove_stack(running)
+
+
+@pytest.fixture
+def extra_processes(stack: Stack) -> Iterator[Stack]:
+    """Lets a test start more services or proxies; they are stopped after the test."""
+    before = len(stack.processes)
+    yield stack
+    for process in stack.processes[before:]:
+        process.stop()
+    del stack.processes[before:]
+
+
+@pytest.fixture
+def proxy(stack: Stack) -> Iterator[httpx.Client]:
+    """A plain HTTP client entering through the proxy; redirects are not followed."""
+    with httpx.Client(base_url=stack.proxy_url, timeout=10, follow_redirects=False) as client:
+        yield client

@@ -1,0 +1,196 @@
+"""Start and stop an isolated stack: five services under Granian and nginx in front.
+
+Processes run the same commands an operator runs (``idp migrate``, ``idp seed``,
+``idp serve <service>``, nginx with the configuration ``proxy/render.py`` writes).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from idp_common.crypto.keys import generate_key_file
+from tests.harness import infra
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICES = ("token", "admin", "entity", "authui-api", "logout-dispatcher")
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+START_TIMEOUT = float(os.environ.get("IDP_TEST_START_TIMEOUT", "90"))
+
+
+@dataclass
+class Process:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log_path: Path
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(10)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+
+
+@dataclass
+class Stack:
+    """One isolated deployment. ``env`` is the SVC_* environment every process shares."""
+
+    run_id: str
+    work_dir: Path
+    db_name: str
+    env: dict[str, str]
+    proxy_port: int
+    service_ports: dict[str, int]
+    processes: list[Process] = field(default_factory=list)
+
+    @property
+    def proxy_url(self) -> str:
+        return f"http://127.0.0.1:{self.proxy_port}"
+
+    @property
+    def issuer(self) -> str:
+        return self.env["SVC_ISSUER"]
+
+    @property
+    def key_dir(self) -> Path:
+        return Path(self.env["SVC_KEY_DIR"])
+
+    @property
+    def database_url(self) -> str:
+        return self.env["SVC_DATABASE_URL"]
+
+    def service_url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.service_ports[name]}"
+
+    # --- processes -------------------------------------------------------------------
+    def idp(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run the operator tool with this stack's settings."""
+        return subprocess.run(
+            [sys.executable, "-m", "idp_common.cli", *args],
+            env={**os.environ, **self.env, **(env or {})},
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+
+    def spawn(self, name: str, command: list[str], port: int, env: dict[str, str]) -> Process:
+        log_path = self.work_dir / "logs" / f"{name}-{port}.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("wb") as log:
+            popen = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+                command, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
+                cwd=ROOT, start_new_session=True,
+            )
+        process = Process(name, popen, log_path, port)
+        self.processes.append(process)
+        return process
+
+    def start_service(self, name: str, overrides: dict[str, str] | None = None,
+                      port: int | None = None) -> Process:
+        port = port or infra.free_port()
+        command = [sys.executable, "-m", "idp_common.cli", "serve", name, "--port", str(port)]
+        return self.spawn(name, command, port, {**self.env, **(overrides or {})})
+
+    def start_proxy(self, *, name: str = "proxy", port: int | None = None,
+                    extra_args: tuple[str, ...] = ()) -> Process:
+        port = port or infra.free_port()
+        run_dir = self.work_dir / f"{name}-{port}"
+        ports = self.service_ports
+        render = [
+            sys.executable, str(ROOT / "proxy/render.py"), "--run-dir", str(run_dir),
+            "--listen", f"127.0.0.1:{port}", "--foreground",
+            "--token", f"127.0.0.1:{ports['token']}", "--admin", f"127.0.0.1:{ports['admin']}",
+            "--entity", f"127.0.0.1:{ports['entity']}",
+            "--authui", f"127.0.0.1:{ports['authui-api']}",
+            "--avatar-max-bytes", self.env["SVC_AVATAR_MAX_BYTES"], *extra_args,
+        ]
+        conf = subprocess.run(render, check=True, capture_output=True, text=True).stdout.strip()
+        subprocess.run([NGINX, "-t", "-q", "-c", conf], check=True, capture_output=True)
+        return self.spawn(name, [NGINX, "-c", conf], port, {})
+
+    def wait_until_up(self, process: Process, path: str = "/health/ready") -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if process.popen.poll() is not None:
+                raise RuntimeError(f"{process.name} exited:\n{process.log_tail()}")
+            try:
+                if httpx.get(process.url + path, timeout=2).status_code < 500:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"{process.name} not up after {START_TIMEOUT}s:\n{process.log_tail()}")
+
+    def stop_all(self) -> None:
+        for process in reversed(self.processes):
+            process.stop()
+        self.processes.clear()
+
+
+def new_stack(base_dir: Path) -> Stack:
+    run_id = infra.run_id()
+    work_dir = base_dir / f"stack-{run_id}"
+    work_dir.mkdir(parents=True)
+    proxy_port = infra.free_port()
+    ports = {name: infra.free_port() for name in SERVICES}
+    db_name = f"idp_t_{run_id}"
+    env = {
+        "SVC_ENV": "dev",
+        "SVC_ISSUER": f"http://127.0.0.1:{proxy_port}",
+        "SVC_DATABASE_URL": infra.database_url(db_name),
+        "SVC_REDIS_URL": infra.REDIS_URL,
+        "SVC_REDIS_PREFIX": f"idp_t_{run_id}:",
+        "SVC_NATS_URL": infra.NATS_URL,
+        "SVC_NATS_PREFIX": f"t{run_id}",
+        "SVC_KEY_DIR": str(work_dir / "keys"),
+        "SVC_SMTP_URL": f"smtp://127.0.0.1:{infra.closed_port()}",
+        "SVC_FORWARDED_ALLOW_IPS": "127.0.0.1/32",
+        "SVC_AVATAR_MAX_BYTES": str(5 * 1024 * 1024),
+        "SVC_AUTH_FAIL_PER_IP": "20",
+        "SVC_LOG_LEVEL": "WARNING",
+    }
+    return Stack(run_id, work_dir, db_name, env, proxy_port, ports)
+
+
+def start_stack(stack: Stack) -> None:
+    """Database, two signing keys (an older and a newer), migrate, seed, services, proxy."""
+    infra.run(infra.create_database(stack.db_name))
+    now = datetime.now(UTC)
+    generate_key_file(stack.key_dir, now=now - timedelta(days=1), bits=2048)
+    generate_key_file(stack.key_dir, now=now, bits=2048)
+    for args in (("migrate",), ("seed",)):
+        result = stack.idp(*args)
+        if result.returncode != 0:
+            raise RuntimeError(f"idp {args[0]} failed:\n{result.stdout}\n{result.stderr}")
+    started = [stack.start_service(name, port=stack.service_ports[name]) for name in SERVICES]
+    proxy = stack.start_proxy(port=stack.proxy_port)
+    for process in started:
+        stack.wait_until_up(process)
+    stack.wait_until_up(proxy, "/console/")
+
+
+def remove_stack(stack: Stack) -> None:
+    stack.stop_all()
+    infra.run(infra.drop_database(stack.db_name))
+    infra.run(infra.delete_redis_prefix(stack.env["SVC_REDIS_PREFIX"]))
+    infra.run(infra.delete_nats_stream(f"T{stack.run_id.upper()}_EVENTS"))
