@@ -52,14 +52,14 @@ def render(args: argparse.Namespace) -> Path:
     (run_dir / "refuse_403.conf").write_text(
         f"include {run_dir}/security_headers.conf;\n"
         "default_type application/problem+json;\n"
-        "return 403 '{\"type\":\"about:blank\",\"title\":\"Forbidden\",\"status\":403,"
-        "\"detail\":\"health endpoints are not public\",\"code\":\"proxy.forbidden\"}';\n"
+        'return 403 \'{"type":"about:blank","title":"Forbidden","status":403,'
+        '"detail":"health endpoints are not public","code":"proxy.forbidden"}\';\n'
     )
     (run_dir / "not_found.conf").write_text(
         f"include {run_dir}/security_headers.conf;\n"
         "default_type application/problem+json;\n"
-        "return 404 '{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,"
-        "\"detail\":\"no such path\",\"code\":\"not_found\"}';\n"
+        'return 404 \'{"type":"about:blank","title":"Not Found","status":404,'
+        '"detail":"no such path","code":"not_found"}\';\n'
     )
     www = Path(args.www_root).resolve() if args.www_root else run_dir / "www"
     if not args.www_root:  # link the two builds into one root: /auth/... and /console/...

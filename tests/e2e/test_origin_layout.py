@@ -32,7 +32,9 @@ def served_by_proxy(response: httpx.Response) -> bool:
 # --- the path table ------------------------------------------------------------------
 
 
-def test_well_known_is_served_by_the_provider_at_the_host_root(proxy: httpx.Client, stack: Stack) -> None:
+def test_well_known_is_served_by_the_provider_at_the_host_root(
+    proxy: httpx.Client, stack: Stack
+) -> None:
     response = proxy.get("/.well-known/openid-configuration")
     assert response.status_code == 200
     assert response.json()["issuer"] == stack.issuer
@@ -68,10 +70,16 @@ def test_entity_and_media_are_served_by_the_provider(proxy: httpx.Client, path: 
 
 @pytest.mark.parametrize(
     ("path", "marker"),
-    [("/auth/login?challenge=abc", "<title>Sign in"), ("/auth/", "<title>Sign in"),
-     ("/console/", "<title>Console"), ("/console/users/42", "<title>Console")],
+    [
+        ("/auth/login?challenge=abc", "<title>Sign in"),
+        ("/auth/", "<title>Sign in"),
+        ("/console/", "<title>Console"),
+        ("/console/users/42", "<title>Console"),
+    ],
 )
-def test_frontends_are_served_under_their_prefix(proxy: httpx.Client, path: str, marker: str) -> None:
+def test_frontends_are_served_under_their_prefix(
+    proxy: httpx.Client, path: str, marker: str
+) -> None:
     response = proxy.get(path)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
@@ -97,7 +105,8 @@ def test_root_redirects_to_the_console(proxy: httpx.Client) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/elsewhere", "/admin", "/console", "/api/v2/auth/login", "/static/x.js", "/favicon.ico"]
+    "path",
+    ["/elsewhere", "/admin", "/console", "/api/v2/auth/login", "/static/x.js", "/favicon.ico"],
 )
 def test_any_other_path_is_404(proxy: httpx.Client, path: str) -> None:
     response = proxy.get(path)
@@ -179,15 +188,20 @@ def test_every_response_carries_each_security_header_exactly_once(
 
 @pytest.mark.parametrize(
     "path",
-    ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server",
-     "/.well-known/jwks.json"],
+    [
+        "/.well-known/openid-configuration",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/jwks.json",
+    ],
 )
 def test_discovery_and_jwks_are_public_for_five_minutes(proxy: httpx.Client, path: str) -> None:
     cache = proxy.get(path).headers["cache-control"].replace(" ", "").split(",")
     assert sorted(cache) == ["max-age=300", "public"]
 
 
-@pytest.mark.parametrize("path", ["/admin/audit", "/auth/login", "/console/", "/nowhere", "/oauth2/x"])
+@pytest.mark.parametrize(
+    "path", ["/admin/audit", "/auth/login", "/console/", "/nowhere", "/oauth2/x"]
+)
 def test_everything_else_is_no_store(proxy: httpx.Client, path: str) -> None:
     assert proxy.get(path).headers["cache-control"] == "no-store"
 
@@ -195,8 +209,14 @@ def test_everything_else_is_no_store(proxy: httpx.Client, path: str) -> None:
 def test_upstream_down_gives_a_proxy_error_with_headers(extra_processes: Stack) -> None:
     stack = extra_processes
     # A second proxy whose upstreams point at ports nobody listens on.
-    dead = Stack(stack.run_id, stack.work_dir, stack.db_name, stack.env, 0,
-                 {name: 1 for name in stack.service_ports})
+    dead = Stack(
+        stack.run_id,
+        stack.work_dir,
+        stack.db_name,
+        stack.env,
+        0,
+        {name: 1 for name in stack.service_ports},
+    )
     proxy_process = dead.start_proxy(name="deadproxy")
     stack.processes.append(proxy_process)
     stack.wait_until_up(proxy_process, "/console/")

@@ -12,7 +12,9 @@ import nats
 from nats.js.errors import NotFoundError
 from redis.asyncio import Redis
 
-PG_ADMIN_URL = os.environ.get("IDP_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+PG_ADMIN_URL = os.environ.get(
+    "IDP_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
 REDIS_URL = os.environ.get("IDP_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 NATS_URL = os.environ.get("IDP_TEST_NATS_URL", "nats://127.0.0.1:4222")
 

@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
-
 from idp_common.crypto.keys import generate_key_file
+
 from tests.harness import infra
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,44 +85,67 @@ class Stack:
         return f"http://127.0.0.1:{self.service_ports[name]}"
 
     # --- processes -------------------------------------------------------------------
-    def idp(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def idp(
+        self, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """Run the operator tool with this stack's settings."""
         return subprocess.run(
             [sys.executable, "-m", "idp_common.cli", *args],
             env={**os.environ, **self.env, **(env or {})},
-            capture_output=True, text=True, timeout=120, check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
 
     def spawn(self, name: str, command: list[str], port: int, env: dict[str, str]) -> Process:
         log_path = self.work_dir / "logs" / f"{name}-{port}.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("wb") as log:
-            popen = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-                command, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
-                cwd=ROOT, start_new_session=True,
+            popen = subprocess.Popen(
+                command,
+                env={**os.environ, **env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+                start_new_session=True,
             )
         process = Process(name, popen, log_path, port)
         self.processes.append(process)
         return process
 
-    def start_service(self, name: str, overrides: dict[str, str] | None = None,
-                      port: int | None = None) -> Process:
+    def start_service(
+        self, name: str, overrides: dict[str, str] | None = None, port: int | None = None
+    ) -> Process:
         port = port or infra.free_port()
         command = [sys.executable, "-m", "idp_common.cli", "serve", name, "--port", str(port)]
         return self.spawn(name, command, port, {**self.env, **(overrides or {})})
 
-    def start_proxy(self, *, name: str = "proxy", port: int | None = None,
-                    extra_args: tuple[str, ...] = ()) -> Process:
+    def start_proxy(
+        self, *, name: str = "proxy", port: int | None = None, extra_args: tuple[str, ...] = ()
+    ) -> Process:
         port = port or infra.free_port()
         run_dir = self.work_dir / f"{name}-{port}"
         ports = self.service_ports
         render = [
-            sys.executable, str(ROOT / "proxy/render.py"), "--run-dir", str(run_dir),
-            "--listen", f"127.0.0.1:{port}", "--foreground",
-            "--token", f"127.0.0.1:{ports['token']}", "--admin", f"127.0.0.1:{ports['admin']}",
-            "--entity", f"127.0.0.1:{ports['entity']}",
-            "--authui", f"127.0.0.1:{ports['authui-api']}",
-            "--avatar-max-bytes", self.env["SVC_AVATAR_MAX_BYTES"], *extra_args,
+            sys.executable,
+            str(ROOT / "proxy/render.py"),
+            "--run-dir",
+            str(run_dir),
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--foreground",
+            "--token",
+            f"127.0.0.1:{ports['token']}",
+            "--admin",
+            f"127.0.0.1:{ports['admin']}",
+            "--entity",
+            f"127.0.0.1:{ports['entity']}",
+            "--authui",
+            f"127.0.0.1:{ports['authui-api']}",
+            "--avatar-max-bytes",
+            self.env["SVC_AVATAR_MAX_BYTES"],
+            *extra_args,
         ]
         conf = subprocess.run(render, check=True, capture_output=True, text=True).stdout.strip()
         subprocess.run([NGINX, "-t", "-q", "-c", conf], check=True, capture_output=True)

@@ -19,14 +19,26 @@ ACCESS_TYP = "at+jwt"
 
 
 def mint(
-    key_dir: Path, *, issuer: str, scopes: Iterable[str], subject: str = "user-1",
-    audience: str | None = None, ttl: int = 600, now: int | None = None, typ: str = ACCESS_TYP,
+    key_dir: Path,
+    *,
+    issuer: str,
+    scopes: Iterable[str],
+    subject: str = "user-1",
+    audience: str | None = None,
+    ttl: int = 600,
+    now: int | None = None,
+    typ: str = ACCESS_TYP,
     **extra: Any,
 ) -> str:
     claims = access_token_claims(
-        issuer=issuer, subject=subject, audience=audience or f"{issuer}/api",
-        client_id="console", scope=scopes, now=now if now is not None else int(time.time()),
-        jti=uuid.uuid4().hex, ttl=ttl,
+        issuer=issuer,
+        subject=subject,
+        audience=audience or f"{issuer}/api",
+        client_id="console",
+        scope=scopes,
+        now=now if now is not None else int(time.time()),
+        jti=uuid.uuid4().hex,
+        ttl=ttl,
     )
     claims.update(extra)
     return sign_jwt(claims, load_key_set(key_dir), typ=typ)

@@ -30,8 +30,13 @@ def write_audit(session: AsyncSession, entry: AuditEntry) -> None:
     """Add the row to ``session``'s open transaction."""
     session.add(
         AuditEvent(
-            action=entry.action, status_code=entry.status_code, ip=entry.ip, actor=entry.actor,
-            target_type=entry.target_type, target=entry.target, detail=dict(entry.detail),
+            action=entry.action,
+            status_code=entry.status_code,
+            ip=entry.ip,
+            actor=entry.actor,
+            target_type=entry.target_type,
+            target=entry.target,
+            detail=dict(entry.detail),
         )
     )
 

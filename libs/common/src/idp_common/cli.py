@@ -3,8 +3,8 @@
     idp migrate [--to REV]        upgrade (or downgrade) the schema; default: head
     idp keys generate [--if-missing]   add a signing key (the newest file signs)
     idp keys list                 key files, their kid, and which one signs
-    idp seed                      the idp API, its scopes, the administrator role, the console client
-    idp create-admin              an administrator (SVC_ADMIN_EMAIL / SVC_ADMIN_PASSWORD or generated)
+    idp seed                      the idp API and scopes, the administrator role, the console client
+    idp create-admin              an administrator (SVC_ADMIN_EMAIL, SVC_ADMIN_PASSWORD or generated)
     idp cleanup                   delete codes and refresh tokens past expiry + 1 hour
     idp serve SERVICE             run a service under Granian after checking the settings
     idp check-settings            validate SVC_* settings and print every problem
@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+
 from idp_common.config import Settings, SettingsError, load_settings
 
 SERVICES = {
@@ -32,7 +33,11 @@ SERVICES = {
     "logout-dispatcher": "logout_dispatcher.app:create_app",
 }
 DEFAULT_PORTS = {
-    "token": 8101, "admin": 8102, "entity": 8103, "authui-api": 8104, "logout-dispatcher": 8105,
+    "token": 8101,
+    "admin": 8102,
+    "entity": 8103,
+    "authui-api": 8104,
+    "logout-dispatcher": 8105,
 }
 
 
@@ -86,8 +91,10 @@ def cmd_create_admin(settings: Settings, args: argparse.Namespace) -> int:
     password = args.password or os.environ.get("SVC_ADMIN_PASSWORD")
     created, password_shown = asyncio.run(create_admin(settings, email=email, password=password))
     if created:
-        print(f"create-admin: administrator created\n  email:    {email}\n"
-              f"  password: {password_shown}")
+        print(
+            f"create-admin: administrator created\n  email:    {email}\n"
+            f"  password: {password_shown}"
+        )
     else:
         print(f"create-admin: {email} already exists; nothing changed")
     return 0

@@ -168,6 +168,13 @@ def validate(settings: Settings) -> list[str]:
     for origin in settings.allowed_admin_origins:
         if origin == "*" or not _is_absolute_url(origin, ("http", "https")):
             problems.append(f"SVC_ALLOWED_ADMIN_ORIGINS: {origin!r} is not an origin")
+    problems.extend(_validate_services(settings))
+    return problems
+
+
+def _validate_services(settings: Settings) -> list[str]:
+    """Rules on the addresses of the dependencies and on numeric limits."""
+    problems: list[str] = []
     if settings.s3_endpoint_url and not _is_absolute_url(
         settings.s3_endpoint_url, ("http", "https")
     ):

@@ -36,8 +36,9 @@ class InvalidArgument(DomainError):
     status_code = 422
     title = "Unprocessable Content"
 
-    def __init__(self, detail: str, *, code: str = "invalid_argument",
-                 errors: Sequence[FieldError] = ()) -> None:
+    def __init__(
+        self, detail: str, *, code: str = "invalid_argument", errors: Sequence[FieldError] = ()
+    ) -> None:
         super().__init__(detail, code=code)
         self.errors = list(errors)
 
@@ -79,4 +80,3 @@ class RateLimited(DomainError):
 class ServiceUnavailable(DomainError):
     status_code = 503
     title = "Service Unavailable"
-

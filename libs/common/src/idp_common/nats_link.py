@@ -40,8 +40,12 @@ class NatsLink:
         while True:
             try:
                 self._client = await nats.connect(
-                    self._url, name=self._name, connect_timeout=2, allow_reconnect=True,
-                    max_reconnect_attempts=-1, reconnect_time_wait=1,
+                    self._url,
+                    name=self._name,
+                    connect_timeout=2,
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=1,
                 )
                 log.info("nats: connected")
                 return

@@ -70,16 +70,17 @@ async def _in_transaction(settings: Settings, work: Any) -> Any:
 
 async def _ensure_api(session: AsyncSession, audience: str) -> uuid.UUID:
     await session.execute(
-        insert(Api).values(name=IDP_API_NAME, audience=audience)
+        insert(Api)
+        .values(name=IDP_API_NAME, audience=audience)
         .on_conflict_do_nothing(index_elements=[Api.name])
     )
     # The audience follows SVC_ISSUER; rewritten only when the issuer changed.
     await session.execute(
-        update(Api).where(Api.name == IDP_API_NAME, Api.audience != audience)
+        update(Api)
+        .where(Api.name == IDP_API_NAME, Api.audience != audience)
         .values(audience=audience, updated_at=func.now())
     )
-    api_id: uuid.UUID = await session.scalar(select(Api.id).where(Api.name == IDP_API_NAME))
-    return api_id
+    return (await session.execute(select(Api.id).where(Api.name == IDP_API_NAME))).scalar_one()
 
 
 async def _scope_ids(session: AsyncSession, values: tuple[str, ...]) -> list[uuid.UUID]:
@@ -92,20 +93,27 @@ async def seed_catalogue_in(session: AsyncSession, settings: Settings) -> dict[s
     idp_scopes = (*ADMIN_SCOPES, *SELF_SERVICE_SCOPES)
     added = await session.execute(
         insert(Scope)
-        .values([{"api_id": api_id, "value": v, "description": IDP_SCOPE_DESCRIPTIONS[v]}
-                 for v in idp_scopes])
+        .values(
+            [
+                {"api_id": api_id, "value": v, "description": IDP_SCOPE_DESCRIPTIONS[v]}
+                for v in idp_scopes
+            ]
+        )
         .on_conflict_do_nothing(index_elements=[Scope.value])
         .returning(Scope.id)
     )
     scopes_added = len(added.all())
     await session.execute(
-        insert(Role).values(name=ADMIN_ROLE, description="Full access to the administration API")
+        insert(Role)
+        .values(name=ADMIN_ROLE, description="Full access to the administration API")
         .on_conflict_do_nothing(index_elements=[Role.name])
     )
     role_id = await session.scalar(select(Role.id).where(Role.name == ADMIN_ROLE))
     granted = await session.execute(
         insert(RoleScope)
-        .values([{"role_id": role_id, "scope_id": s} for s in await _scope_ids(session, ADMIN_SCOPES)])
+        .values(
+            [{"role_id": role_id, "scope_id": s} for s in await _scope_ids(session, ADMIN_SCOPES)]
+        )
         .on_conflict_do_nothing()
         .returning(RoleScope.scope_id)
     )
@@ -113,37 +121,51 @@ async def seed_catalogue_in(session: AsyncSession, settings: Settings) -> dict[s
     console_scopes = (SCOPE_OPENID, SCOPE_PROFILE, SCOPE_EMAIL, *idp_scopes)
     linked = await session.execute(
         insert(ClientScope)
-        .values([{"client_pk": console, "scope_id": s}
-                 for s in await _scope_ids(session, console_scopes)])
+        .values(
+            [
+                {"client_pk": console, "scope_id": s}
+                for s in await _scope_ids(session, console_scopes)
+            ]
+        )
         .on_conflict_do_nothing()
         .returning(ClientScope.scope_id)
     )
-    return {"scopes added": scopes_added, "administrator grants added": len(granted.all()),
-            "console scopes added": len(linked.all())}
+    return {
+        "scopes added": scopes_added,
+        "administrator grants added": len(granted.all()),
+        "console scopes added": len(linked.all()),
+    }
 
 
 async def _ensure_console(session: AsyncSession, settings: Settings) -> uuid.UUID:
     base = settings.issuer_base
     redirect, post_logout = [f"{base}/console/callback"], [f"{base}/console/"]
     await session.execute(
-        insert(Client).values(
-            client_id=CONSOLE_CLIENT_ID, name="Console", type="public",
-            redirect_uris=redirect, post_logout_redirect_uris=post_logout,
+        insert(Client)
+        .values(
+            client_id=CONSOLE_CLIENT_ID,
+            name="Console",
+            type="public",
+            redirect_uris=redirect,
+            post_logout_redirect_uris=post_logout,
             grant_types=[GRANT_TYPE_AUTHORIZATION_CODE, GRANT_TYPE_REFRESH_TOKEN],
             skip_consent=True,
-        ).on_conflict_do_nothing(index_elements=[Client.client_id])
+        )
+        .on_conflict_do_nothing(index_elements=[Client.client_id])
     )
     # The URIs follow SVC_ISSUER; rewritten only when the issuer changed.
     await session.execute(
         update(Client)
-        .where(Client.client_id == CONSOLE_CLIENT_ID,
-               (Client.redirect_uris != redirect) | (Client.post_logout_redirect_uris != post_logout))
-        .values(redirect_uris=redirect, post_logout_redirect_uris=post_logout, updated_at=func.now())
+        .where(
+            Client.client_id == CONSOLE_CLIENT_ID,
+            (Client.redirect_uris != redirect) | (Client.post_logout_redirect_uris != post_logout),
+        )
+        .values(
+            redirect_uris=redirect, post_logout_redirect_uris=post_logout, updated_at=func.now()
+        )
     )
-    client_pk: uuid.UUID = await session.scalar(
-        select(Client.id).where(Client.client_id == CONSOLE_CLIENT_ID)
-    )
-    return client_pk
+    query = select(Client.id).where(Client.client_id == CONSOLE_CLIENT_ID)
+    return (await session.execute(query)).scalar_one()
 
 
 async def seed_catalogue(settings: Settings) -> dict[str, int]:
@@ -178,16 +200,27 @@ async def create_admin(
         username_taken = await session.scalar(
             select(User.id).where(func.lower(User.username) == "admin")
         )
-        user = User(email=email, username=None if username_taken else "admin",
-                    display_name="Administrator", email_verified=True)
+        user = User(
+            email=email,
+            username=None if username_taken else "admin",
+            display_name="Administrator",
+            email_verified=True,
+        )
         session.add(user)
         await session.flush()
         session.add(PasswordCredential(user_id=user.id, hash=password_hash))
         session.add(UserRole(user_id=user.id, role_id=role_id))
-        write_audit(session, AuditEntry(
-            action="user.created", status_code=201, actor=OPERATOR_ACTOR, target_type="user",
-            target=str(user.id), detail={"via": "create-admin", "role": ADMIN_ROLE},
-        ))
+        write_audit(
+            session,
+            AuditEntry(
+                action="user.created",
+                status_code=201,
+                actor=OPERATOR_ACTOR,
+                target_type="user",
+                target=str(user.id),
+                detail={"via": "create-admin", "role": ADMIN_ROLE},
+            ),
+        )
         return True, chosen
 
     result: tuple[bool, str | None] = await _in_transaction(settings, work)
@@ -200,15 +233,22 @@ async def cleanup_expired(settings: Settings, *, now: datetime) -> dict[str, int
 
     async def work(session: AsyncSession) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for label, model in (("authorization codes", AuthorizationCode),
-                             ("refresh tokens", RefreshToken),
-                             ("password reset tokens", PasswordResetToken)):
+        for label, model in (
+            ("authorization codes", AuthorizationCode),
+            ("refresh tokens", RefreshToken),
+            ("password reset tokens", PasswordResetToken),
+        ):
             result = await session.execute(delete(model).where(model.expires_at < cutoff))
             counts[label] = int(getattr(result, "rowcount", 0) or 0)
-        write_audit(session, AuditEntry(
-            action="cleanup.ran", status_code=200, actor=OPERATOR_ACTOR,
-            detail={"cutoff": cutoff.isoformat(), **counts},
-        ))
+        write_audit(
+            session,
+            AuditEntry(
+                action="cleanup.ran",
+                status_code=200,
+                actor=OPERATOR_ACTOR,
+                detail={"cutoff": cutoff.isoformat(), **counts},
+            ),
+        )
         return counts
 
     result: dict[str, int] = await _in_transaction(settings, work)

@@ -1,1 +1,3 @@
-"""The self-service API: /entity/* and /media/*. Routes arrive with their issues; for now health only."""
+"""The self-service API: /entity/* and /media/*.
+
+Routes arrive with their issues; for now health only."""

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from litestar.types import ASGIApp
-
 from idp_common.config import Settings, load_settings
-from idp_common.web.app_factory import create_service_app
+from idp_common.web.app_factory import ServiceApp, create_service_app
 
 
-def create_app(settings: Settings | None = None) -> ASGIApp:
+def create_app(settings: Settings | None = None) -> ServiceApp:
     return create_service_app(settings or load_settings(), name="entity", route_handlers=[])

@@ -6,16 +6,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from litestar import Litestar, Request
-from litestar.types import ASGIApp
-
 from idp_common.config import Settings, load_settings
 from idp_common.nats_link import NatsLink
-from idp_common.web.app_factory import create_service_app
+from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.health import OK, UNREACHABLE
+from litestar import Litestar, Request
 
 
-def create_app(settings: Settings | None = None) -> ASGIApp:
+def create_app(settings: Settings | None = None) -> ServiceApp:
     settings = settings or load_settings()
     link = NatsLink(settings.nats_url, name="logout-dispatcher")
 
@@ -31,6 +29,9 @@ def create_app(settings: Settings | None = None) -> ASGIApp:
         return OK if link.is_connected else UNREACHABLE
 
     return create_service_app(
-        settings, name="logout-dispatcher", route_handlers=[],
-        health_checks={"nats": check_nats}, lifespans=[nats_connection],
+        settings,
+        name="logout-dispatcher",
+        route_handlers=[],
+        health_checks={"nats": check_nats},
+        lifespans=[nats_connection],
     )

@@ -17,14 +17,15 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, text
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.pool import NullPool
 
 from .engine import create_engine
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 """``script_location``: the ``idp_common/db/migrations`` package directory."""
 
-_LOCK_KEY = 0x1D9_5C4E_3A
-"""Key of the ``pg_advisory_xact_lock`` taken while migrating."""
+_LOCK_KEY = int.from_bytes(b"idp:migr", "big")
+"""Key of the ``pg_advisory_xact_lock`` taken while migrating (fits a signed bigint)."""
 
 
 def alembic_config() -> Config:
@@ -64,7 +65,7 @@ def _current_revision(connection: Connection) -> str | None:
 
 
 async def _run(url: str, direction: str, revision: str) -> None:
-    engine = create_engine(url, pool_pre_ping=False)
+    engine = create_engine(url, poolclass=NullPool, pool_pre_ping=False)
     try:
         async with engine.begin() as connection:
             await connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})

@@ -79,8 +79,14 @@ async def list_audit(
     rows = (await session.scalars(query)).all()
     items = [
         AuditRead(
-            id=r.id, action=r.action, status_code=r.status_code, occurred_at=r.occurred_at,
-            ip=r.ip, actor=r.actor, target_type=r.target_type, target=r.target,
+            id=r.id,
+            action=r.action,
+            status_code=r.status_code,
+            occurred_at=r.occurred_at,
+            ip=r.ip,
+            actor=r.actor,
+            target_type=r.target_type,
+            target=r.target,
             detail=dict(r.detail or {}),
         )
         for r in rows[:limit]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 from litestar import Litestar, Request, get
 from litestar.config.cors import CORSConfig
@@ -21,7 +21,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import ControllerRouterHandler
 
 from idp_common.config import Settings
-from idp_common.web.drain import DrainRequestBody
+from idp_common.web.drain import ASGIApp, DrainRequestBody
 from idp_common.web.guard import SECURITY_SCHEME
 from idp_common.web.headers import security_headers
 from idp_common.web.health import Check, health_handlers
@@ -29,6 +29,7 @@ from idp_common.web.problems import exception_handlers
 from idp_common.web.resources import Resources, open_resources
 
 VERSION = "0.1.0"
+ServiceApp = DrainRequestBody  # what a service's ``create_app`` returns (ASGI, for Granian)
 Lifespan = Callable[[Litestar], Any]
 
 
@@ -41,7 +42,9 @@ def _openapi(name: str) -> OpenAPIConfig:
         components=Components(
             security_schemes={
                 SECURITY_SCHEME: SecurityScheme(
-                    type="http", scheme="bearer", bearer_format="JWT",
+                    type="http",
+                    scheme="bearer",
+                    bearer_format="JWT",
                     description="RS256 access token (RFC 9068) for the provider's API",
                 )
             }
@@ -92,7 +95,7 @@ def create_service_app(
     health_checks: Mapping[str, Check] | None = None,
     lifespans: Sequence[Lifespan] = (),
     resources: Resources | None = None,
-) -> DrainRequestBody:
+) -> ServiceApp:
     """Wire a service; the Litestar app is ``.app`` of the returned ASGI callable.
 
     ``resources`` defaults to clients built from ``settings``.
@@ -120,4 +123,4 @@ def create_service_app(
         lifespan=[close_resources, *lifespans],
         debug=False,
     )
-    return DrainRequestBody(app, limit=settings.avatar_max_bytes + 2 * 1024 * 1024)
+    return DrainRequestBody(cast(ASGIApp, app), limit=settings.avatar_max_bytes + 2 * 1024 * 1024)

@@ -9,7 +9,15 @@ before any app middleware runs.
 
 from __future__ import annotations
 
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+# Plain ASGI shapes: the wrapper sits outside Litestar and sees raw messages.
+Message = MutableMapping[str, Any]
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class DrainRequestBody:
@@ -38,4 +46,4 @@ class DrainRequestBody:
                     drained += len(left.get("body", b""))
             await send(message)
 
-        await self.app(scope, tracking_receive, draining_send)  # type: ignore[arg-type]
+        await self.app(scope, tracking_receive, draining_send)

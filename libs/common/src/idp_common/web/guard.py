@@ -22,12 +22,11 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 
 from idp_common.audit import AuditEntry, record_audit
-from idp_common.crypto.jwt import InvalidToken, verify_jwt
+from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
 from idp_common.errors import PermissionDenied, RateLimited, Unauthenticated
 from idp_common.web.caller import caller_ip, resources_of
 
 log = logging.getLogger("idp.guard")
-ACCESS_TOKEN_TYP = "at+jwt"
 PERMISSION_OPT = "permission"
 SECURITY_SCHEME = "BearerToken"
 
@@ -62,17 +61,21 @@ def _bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
 async def _refuse(connection: ASGIConnection[Any, Any, Any, Any], reason: str, sent: bool) -> None:
     resources = resources_of(connection)
     result = await resources.limiter.hit(
-        "auth_fail", caller_ip(connection),
-        limit=resources.settings.auth_fail_per_ip, window_seconds=60,
+        "auth_fail",
+        caller_ip(connection),
+        limit=resources.settings.auth_fail_per_ip,
+        window_seconds=60,
     )
     if not result.allowed:
         raise RateLimited("too many failed authentications", retry_after=result.retry_after)
     challenge = 'Bearer realm="idp"'
     if sent:
         challenge += f', error="invalid_token", error_description="{reason}"'
-    raise Unauthenticated(f"access token {reason}" if sent else "bearer access token required",
-                          code="auth.invalid_token" if sent else "auth.missing_token",
-                          headers={"WWW-Authenticate": challenge})
+    raise Unauthenticated(
+        f"access token {reason}" if sent else "bearer access token required",
+        code="auth.invalid_token" if sent else "auth.missing_token",
+        headers={"WWW-Authenticate": challenge},
+    )
 
 
 async def bearer_guard(
@@ -86,24 +89,32 @@ async def bearer_guard(
         return
     try:
         claims = verify_jwt(
-            token, resources.keys, issuer=resources.settings.issuer,
-            audience=resources.settings.api_audience, now=int(time.time()), typ=ACCESS_TOKEN_TYP,
+            token,
+            resources.keys,
+            issuer=resources.settings.issuer,
+            audience=resources.settings.api_audience,
+            now=int(time.time()),
+            typ=TYP_ACCESS_TOKEN,
         )
     except InvalidToken as exc:
         await _refuse(connection, exc.reason, sent=True)
         return
     scopes = frozenset(str(claims.get("scope", "")).split())
     caller = Caller(
-        subject=str(claims.get("sub")), client_id=claims.get("client_id"), scopes=scopes,
-        auth_time=claims.get("auth_time"), claims=claims,
+        subject=str(claims.get("sub")),
+        client_id=claims.get("client_id"),
+        scopes=scopes,
+        auth_time=claims.get("auth_time"),
+        claims=claims,
     )
     connection.state.caller = caller
     if permission not in scopes:
         await _audit_denial(connection, caller, permission)
+        challenge = f'Bearer realm="idp", error="insufficient_scope", scope="{permission}"'
         raise PermissionDenied(
-            f"this route needs the permission {permission}", code="auth.insufficient_scope",
-            headers={"WWW-Authenticate":
-                     f'Bearer realm="idp", error="insufficient_scope", scope="{permission}"'},
+            f"this route needs the permission {permission}",
+            code="auth.insufficient_scope",
+            headers={"WWW-Authenticate": challenge},
         )
 
 
@@ -111,9 +122,16 @@ async def _audit_denial(
     connection: ASGIConnection[Any, Any, Any, Any], caller: Caller, permission: str
 ) -> None:
     entry = AuditEntry(
-        action="access.denied", status_code=403, ip=caller_ip(connection), actor=caller.subject,
-        detail={"permission": permission, "method": connection.scope.get("method"),
-                "path": connection.url.path, "client_id": caller.client_id},
+        action="access.denied",
+        status_code=403,
+        ip=caller_ip(connection),
+        actor=caller.subject,
+        detail={
+            "permission": permission,
+            "method": connection.scope.get("method"),
+            "path": connection.url.path,
+            "client_id": caller.client_id,
+        },
     )
     try:
         await record_audit(resources_of(connection).sessions, entry)

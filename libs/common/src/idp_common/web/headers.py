@@ -46,6 +46,6 @@ def security_headers(settings: Settings) -> BeforeSend:
         if settings.is_prod:
             wanted.append((b"strict-transport-security", HSTS.encode()))
         headers.extend((name, value) for name, value in wanted if name not in present)
-        message["headers"] = headers  # type: ignore[typeddict-unknown-key]
+        message["headers"] = headers
 
     return add_headers

@@ -39,9 +39,9 @@ async def check_redis(resources: Resources) -> str:
     return OK
 
 
-async def _guarded(name: str, probe: Awaitable[str], timeout: float) -> str:
+async def _guarded(name: str, probe: Awaitable[str], seconds: float) -> str:
     try:
-        return await asyncio.wait_for(probe, timeout)
+        return await asyncio.wait_for(probe, seconds)
     except Exception as exc:  # any failure of a dependency means "unreachable"
         log.warning("health: %s unreachable (%s)", name, type(exc).__name__)
         return UNREACHABLE
@@ -51,8 +51,14 @@ async def _report(request: Request[Any, Any, Any], extra: Mapping[str, Check]) -
     resources = resources_of(request)
     timeout = resources.settings.dependency_timeout * 2
     names = ["database", "redis", *extra]
-    probes = [check_database(resources), check_redis(resources), *(c(request) for c in extra.values())]
-    results = await asyncio.gather(*(_guarded(n, p, timeout) for n, p in zip(names, probes, strict=True)))
+    probes = [
+        check_database(resources),
+        check_redis(resources),
+        *(c(request) for c in extra.values()),
+    ]
+    results = await asyncio.gather(
+        *(_guarded(n, p, timeout) for n, p in zip(names, probes, strict=True))
+    )
     report = dict(zip(names, results, strict=True))
     status = "ok" if all(v == OK for v in results) else "degraded"
     return {"status": status, **report}
@@ -62,7 +68,9 @@ def health_handlers(extra: Mapping[str, Check] | None = None) -> list[HTTPRouteH
     """The three health routes; ``extra`` adds dependencies (e.g. NATS for the dispatcher)."""
     checks = dict(extra or {})
 
-    @get("/health", operation_id="health", tags=["health"], summary="Dependency report (always 200)")
+    @get(
+        "/health", operation_id="health", tags=["health"], summary="Dependency report (always 200)"
+    )
     async def health(request: Request[Any, Any, Any]) -> dict[str, str]:
         return await _report(request, checks)
 

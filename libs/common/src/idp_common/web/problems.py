@@ -47,8 +47,12 @@ def problem_response(
 def _domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[dict[str, Any]]:
     errors = exc.errors if isinstance(exc, InvalidArgument) else None
     return problem_response(
-        request, status=exc.status_code, detail=exc.detail, code=exc.code,
-        errors=errors, headers=exc.headers,
+        request,
+        status=exc.status_code,
+        detail=exc.detail,
+        code=exc.code,
+        errors=errors,
+        headers=exc.headers,
     )
 
 
@@ -62,8 +66,11 @@ def _validation_error(
             errors.append(FieldError(field=field, message=str(item.get("message", "invalid"))))
     names = ", ".join(e.field for e in errors) or "request"
     return problem_response(
-        request, status=422, detail=f"invalid value for: {names}",
-        code="validation_failed", errors=errors or [FieldError("body", str(exc.detail))],
+        request,
+        status=422,
+        detail=f"invalid value for: {names}",
+        code="validation_failed",
+        errors=errors or [FieldError("body", str(exc.detail))],
     )
 
 
@@ -73,14 +80,20 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
         return _unexpected(request, exc)
     code = HTTPStatus(status).phrase.lower().replace(" ", "_").replace("-", "_")
     return problem_response(
-        request, status=status, detail=str(exc.detail), code=code, headers=exc.headers,
+        request,
+        status=status,
+        detail=str(exc.detail),
+        code=code,
+        headers=exc.headers,
     )
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem_response(
-        request, status=500, detail="The server failed to handle the request.",
+        request,
+        status=500,
+        detail="The server failed to handle the request.",
         code="internal_error",
     )
 

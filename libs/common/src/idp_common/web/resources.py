@@ -42,7 +42,9 @@ def open_resources(settings: Settings) -> Resources:
     timeout = settings.dependency_timeout
     engine = create_engine(settings.database_url, connect_args={"timeout": timeout})
     redis = Redis.from_url(
-        settings.redis_url, socket_connect_timeout=timeout, socket_timeout=timeout,
+        settings.redis_url,
+        socket_connect_timeout=timeout,
+        socket_timeout=timeout,
         health_check_interval=30,
     )
     return Resources(

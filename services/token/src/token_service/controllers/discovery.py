@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Controller, Request, get
-from litestar.datastructures import CacheControlHeader
-
 from idp_common.protocol.rfc8414_metadata import provider_metadata
 from idp_common.web.caller import resources_of
+from litestar import Controller, Request, get
+from litestar.datastructures import CacheControlHeader
 
 PUBLIC_5_MIN = CacheControlHeader(public=True, max_age=300)
 

@@ -1,0 +1,18 @@
+# Thin aliases of scripts/*.sh (which also work where make is not installed).
+.DEFAULT_GOAL := help
+.PHONY: help up down test check unit
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+up: ## install what is missing and start the whole stack on :8080
+	@bash scripts/up.sh
+
+down: ## stop what `make up` started
+	@bash scripts/down.sh
+
+test: ## the whole test suite (lint, types, unit, integration, end-to-end)
+	@bash scripts/test.sh
+
+check: ## lint, types, import rules and the unit tests only
+	@uv run --frozen ruff check . && uv run --frozen mypy && uv run --frozen lint-imports && uv run --frozen pytest -q libs/common/tests/unit

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Stop what scripts/up.sh started: the proxy, the five services, and the Redis or NATS
+# server it had to start itself. PostgreSQL and servers that were already running stay.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+RUN="$VAR/run"
+
+stop_pid() {  # stop_pid NAME
+  local file="$RUN/$1.pid"
+  [ -f "$file" ] || return 0
+  local pid; pid=$(cat "$file")
+  if kill -0 "$pid" 2>/dev/null; then
+    say "stopping $1"
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$file"
+}
+
+if [ -f "$RUN/proxy.pid" ]; then
+  [ -f "$RUN/proxy/nginx.conf" ] && nginx -q -c "$RUN/proxy/nginx.conf" -s quit 2>/dev/null || true
+  stop_pid proxy
+fi
+for name in token admin entity authui-api logout-dispatcher; do stop_pid "$name"; done
+
+if [ -f "$RUN/started-infra" ]; then
+  grep -qx redis "$RUN/started-infra" && { say "stopping Redis"; redis-cli -p 6379 shutdown nosave >/dev/null 2>&1 || true; }
+  grep -qx nats "$RUN/started-infra" && { say "stopping NATS"; as_root start-stop-daemon --stop --oknodo --exec /usr/sbin/nats-server >/dev/null || true; }
+  rm -f "$RUN/started-infra"
+fi
+say "stopped"

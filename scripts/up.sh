@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Set up and start the whole stack on this machine: installs what is missing, reuses the
+# PostgreSQL, Redis and NATS already listening on their default ports, migrates, creates
+# a signing key if none exists, seeds, creates an administrator, starts the five
+# services and the proxy, and prints the URL and the administrator's credentials.
+# Running it again changes nothing and prints the same.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+LISTEN=${IDP_LISTEN:-127.0.0.1:8080}
+PROXY_PORT=${LISTEN##*:}
+RUN="$VAR/run"; LOG="$VAR/log"
+declare -A PORTS=([token]=8101 [admin]=8102 [entity]=8103 [authui-api]=8104 [logout-dispatcher]=8105)
+
+ensure_system_packages
+ensure_servers
+ensure_python
+ensure_frontends
+mkdir -p "$RUN" "$LOG"
+
+# --- settings: written once, then kept (var/idp.env, mode 0600) -----------------------
+if [ ! -f "$VAR/idp.env" ]; then
+  say "writing var/idp.env"
+  db_base=${IDP_PG_ADMIN_URL%/*}
+  admin_password=$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 20)
+  (umask 077; cat > "$VAR/idp.env" <<ENV
+SVC_ENV=dev
+SVC_ISSUER=http://localhost:$PROXY_PORT
+SVC_DATABASE_URL=${db_base/postgresql:/postgresql+asyncpg:}/idp
+SVC_REDIS_URL=redis://127.0.0.1:6379/0
+SVC_REDIS_PREFIX=idp:
+SVC_NATS_URL=nats://127.0.0.1:4222
+SVC_NATS_PREFIX=idp
+SVC_SMTP_URL=smtp://127.0.0.1:1025
+SVC_KEY_DIR=$VAR/keys
+SVC_FORWARDED_ALLOW_IPS=127.0.0.1/32
+SVC_AVATAR_MAX_BYTES=5242880
+SVC_ADMIN_EMAIL=admin@example.com
+SVC_ADMIN_PASSWORD=$admin_password
+ENV
+  )
+fi
+set -a; . "$VAR/idp.env"; set +a
+IDP="$ROOT/.venv/bin/idp"
+
+# --- database, keys, catalogue, administrator -----------------------------------------
+db_name=${SVC_DATABASE_URL##*/}
+if ! psql "$IDP_PG_ADMIN_URL" -Atqc "SELECT 1 FROM pg_database WHERE datname = '$db_name'" | grep -q 1; then
+  say "creating database $db_name"
+  psql "$IDP_PG_ADMIN_URL" -qc "CREATE DATABASE \"$db_name\""
+fi
+"$IDP" migrate
+"$IDP" keys generate --if-missing
+"$IDP" seed
+"$IDP" create-admin | sed 's/^\(  password:\).*/\1 (see below)/'
+
+# --- services and proxy ---------------------------------------------------------------
+running() {  # running NAME: its pid file names a live process
+  [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null
+}
+
+for name in token admin entity authui-api logout-dispatcher; do
+  port=${PORTS[$name]}
+  if running "$name"; then continue; fi
+  listening "$port" && die "port $port (for $name) is taken by another program"
+  say "starting $name on 127.0.0.1:$port"
+  setsid nohup "$IDP" serve "$name" --port "$port" >> "$LOG/$name.log" 2>&1 < /dev/null &
+  echo $! > "$RUN/$name.pid"
+done
+
+if ! running proxy; then
+  listening "$PROXY_PORT" && die "port $PROXY_PORT (for the proxy) is taken by another program"
+  say "starting the proxy on $LISTEN"
+  conf=$(python3 proxy/render.py --run-dir "$RUN/proxy" --listen "$LISTEN" \
+    --token 127.0.0.1:${PORTS[token]} --admin 127.0.0.1:${PORTS[admin]} \
+    --entity 127.0.0.1:${PORTS[entity]} --authui 127.0.0.1:${PORTS[authui-api]} \
+    --avatar-max-bytes "$SVC_AVATAR_MAX_BYTES")
+  nginx -t -q -c "$conf"
+  nginx -c "$conf"
+  for _ in $(seq 50); do [ -s "$RUN/proxy/nginx.pid" ] && break; sleep 0.1; done
+  cp "$RUN/proxy/nginx.pid" "$RUN/proxy.pid"
+fi
+
+say "waiting for the services to be ready"
+for name in token admin entity authui-api logout-dispatcher; do
+  port=${PORTS[$name]}; ok=0
+  for _ in $(seq 600); do
+    if curl -fsS -o /dev/null "http://127.0.0.1:$port/health/ready" 2>/dev/null; then ok=1; break; fi
+    running "$name" || break
+    sleep 0.2
+  done
+  [ "$ok" -eq 1 ] || { tail -n 30 "$LOG/$name.log" >&2; die "$name is not ready (log: var/log/$name.log)"; }
+done
+curl -fsS -o /dev/null "http://$LISTEN/.well-known/openid-configuration" || die "the proxy does not answer on $LISTEN"
+
+cat <<DONE
+
+The identity provider is running.
+  URL:            $SVC_ISSUER/            (console: $SVC_ISSUER/console/)
+  Discovery:      $SVC_ISSUER/.well-known/openid-configuration
+  Administrator:  $SVC_ADMIN_EMAIL
+  Password:       $SVC_ADMIN_PASSWORD
+  Logs:           var/log/     Stop: make down
+DONE
