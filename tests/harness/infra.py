@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 import os
 import socket
 import uuid
@@ -12,6 +15,7 @@ import nats
 from nats.js.errors import NotFoundError
 from redis.asyncio import Redis
 
+T = TypeVar("T")
 PG_ADMIN_URL = os.environ.get(
     "IDP_TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
@@ -79,6 +83,8 @@ async def delete_nats_stream(stream: str) -> None:
         await client.close()
 
 
-def run(coro):  # type: ignore[no-untyped-def]
-    """Run a coroutine from synchronous fixture code (outside the test event loop)."""
-    return asyncio.run(coro)
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from synchronous code, in a thread of its own so that it never
+    touches the event loop pytest-asyncio keeps for the session."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

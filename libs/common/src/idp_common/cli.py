@@ -4,7 +4,7 @@
     idp keys generate [--if-missing]   add a signing key (the newest file signs)
     idp keys list                 key files, their kid, and which one signs
     idp seed                      the idp API and scopes, the administrator role, the console client
-    idp create-admin              an administrator (SVC_ADMIN_EMAIL, SVC_ADMIN_PASSWORD or generated)
+    idp create-admin              an administrator (SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD or generated)
     idp cleanup                   delete codes and refresh tokens past expiry + 1 hour
     idp serve SERVICE             run a service under Granian after checking the settings
     idp check-settings            validate SVC_* settings and print every problem

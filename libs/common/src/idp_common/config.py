@@ -142,7 +142,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
 
 
 def _is_absolute_url(value: str, schemes: tuple[str, ...]) -> bool:
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # e.g. "http://[::1": reported as a problem, not raised
+        return False
     return parts.scheme in schemes and bool(parts.netloc)
 
 
@@ -187,7 +190,9 @@ def _validate_services(settings: Settings) -> list[str]:
         problems.append("SVC_NATS_URL: must be a nats:// or tls:// URL")
     if not settings.smtp_url.startswith(("smtp://", "smtps://")):
         problems.append("SVC_SMTP_URL: must be an smtp:// or smtps:// URL")
-    for name in ("avatar_max_bytes", "access_token_ttl", "token_per_ip", "reset_per_ip"):
+    for name in (
+        "avatar_max_bytes", "access_token_ttl", "token_per_ip", "reset_per_ip", "auth_fail_per_ip"
+    ):
         if getattr(settings, name) <= 0:
             problems.append(f"SVC_{name.upper()}: must be positive")
     if settings.dependency_timeout <= 0:

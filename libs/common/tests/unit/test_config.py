@@ -23,7 +23,10 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
         " https://a.example.com , https://b.example.com,,",
         ("https://a.example.com", "https://b.example.com"),
     ),
-    "forwarded_allow_ips": ("10.0.0.0/8, 192.0.2.7 ,fd00::/8", ("10.0.0.0/8", "192.0.2.7", "fd00::/8")),
+    "forwarded_allow_ips": (
+        "10.0.0.0/8, 192.0.2.7 ,fd00::/8",
+        ("10.0.0.0/8", "192.0.2.7", "fd00::/8"),
+    ),
     "api_prefix": ("", ""),
     "s3_endpoint_url": ("http://127.0.0.1:9000", "http://127.0.0.1:9000"),
     "s3_bucket": ("photos", "photos"),
@@ -98,7 +101,8 @@ def test_unset_settings_keep_their_defaults_and_unknown_variables_are_ignored() 
         pytest.param(" , ,", (), id="only-separators"),
         pytest.param("https://a.example", ("https://a.example",), id="one"),
         pytest.param(
-            "https://a.example,https://b.example", ("https://a.example", "https://b.example"),
+            "https://a.example,https://b.example",
+            ("https://a.example", "https://b.example"),
             id="two",
         ),
         pytest.param(
@@ -146,10 +150,12 @@ def test_secret_read_from_file_and_stripped(tmp_path: Path) -> None:
 def test_file_value_is_parsed_like_the_plain_variable(tmp_path: Path) -> None:
     (tmp_path / "ttl").write_text("120\n")
     (tmp_path / "origins").write_text("https://a.example, https://b.example\n")
-    settings = load_settings(env={
-        "SVC_ACCESS_TOKEN_TTL_FILE": str(tmp_path / "ttl"),
-        "SVC_ALLOWED_ADMIN_ORIGINS_FILE": str(tmp_path / "origins"),
-    })
+    settings = load_settings(
+        env={
+            "SVC_ACCESS_TOKEN_TTL_FILE": str(tmp_path / "ttl"),
+            "SVC_ALLOWED_ADMIN_ORIGINS_FILE": str(tmp_path / "origins"),
+        }
+    )
     assert settings.access_token_ttl == 120
     assert settings.allowed_admin_origins == ("https://a.example", "https://b.example")
 
@@ -163,10 +169,12 @@ def test_bad_value_in_file_is_reported(tmp_path: Path) -> None:
 
 def test_unreadable_file_is_reported_by_its_variable(tmp_path: Path) -> None:
     missing = tmp_path / "nope"
-    problems = problems_of({
-        "SVC_SMTP_URL_FILE": str(missing),
-        "SVC_API_PREFIX": "/x",
-    })
+    problems = problems_of(
+        {
+            "SVC_SMTP_URL_FILE": str(missing),
+            "SVC_API_PREFIX": "/x",
+        }
+    )
     assert len(problems) == 2, problems
     assert problems[0].startswith("SVC_SMTP_URL_FILE:")
     assert str(missing) in problems[0]
@@ -175,10 +183,12 @@ def test_unreadable_file_is_reported_by_its_variable(tmp_path: Path) -> None:
 
 def test_file_content_never_appears_in_a_parse_problem_of_another_setting(tmp_path: Path) -> None:
     (tmp_path / "db").write_text("postgresql://idp:hunter2-secret@db/idp")
-    problems = problems_of({
-        "SVC_DATABASE_URL_FILE": str(tmp_path / "db"),
-        "SVC_TOKEN_PER_IP": "abc",
-    })
+    problems = problems_of(
+        {
+            "SVC_DATABASE_URL_FILE": str(tmp_path / "db"),
+            "SVC_TOKEN_PER_IP": "abc",
+        }
+    )
     assert all("hunter2-secret" not in p for p in problems)
 
 
@@ -288,8 +298,13 @@ def test_bad_issuer_refused(issuer: str) -> None:
 
 @pytest.mark.parametrize(
     "issuer",
-    ["http://localhost:8080", "https://id.example.com", "https://id.example.com/",
-     "https://example.com/tenants/a", "http://[::1]:8080"],
+    [
+        "http://localhost:8080",
+        "https://id.example.com",
+        "https://id.example.com/",
+        "https://example.com/tenants/a",
+        "http://[::1]:8080",
+    ],
 )
 def test_good_issuer_accepted(issuer: str) -> None:
     assert load_settings(env={"SVC_ISSUER": issuer}).issuer == issuer
@@ -395,7 +410,10 @@ def test_api_audience(issuer: str, audience: str) -> None:
         ({}, "http://localhost:8080/auth"),
         ({"SVC_ISSUER": "https://id.example.com/"}, "https://id.example.com/auth"),
         (
-            {"SVC_ISSUER": "https://id.example.com", "SVC_AUTH_UI_BASE_URL": "https://login.example.com/ui/"},
+            {
+                "SVC_ISSUER": "https://id.example.com",
+                "SVC_AUTH_UI_BASE_URL": "https://login.example.com/ui/",
+            },
             "https://login.example.com/ui",
         ),
     ],

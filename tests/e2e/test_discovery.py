@@ -1,0 +1,117 @@
+"""Discovery and JWKS through the proxy (spec part 4 "Discovery", §5 "Signing keys").
+
+The harness starts the stack with two key files, an older and a newer one.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+
+import httpx
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from idp_common.crypto.keys import load_key_set
+from tests.harness import tokens
+from tests.harness.stack import Stack
+
+pytestmark = pytest.mark.e2e
+
+PRIVATE_MEMBERS = {"d", "p", "q", "dp", "dq", "qi", "oth", "k"}
+SPEC_ENDPOINTS = {
+    "authorization_endpoint": "/oauth2/authorize",
+    "token_endpoint": "/oauth2/token",
+    "userinfo_endpoint": "/oauth2/userinfo",
+    "introspection_endpoint": "/oauth2/introspect",
+    "revocation_endpoint": "/oauth2/revoke",
+    "end_session_endpoint": "/oauth2/logout",
+    "jwks_uri": "/.well-known/jwks.json",
+}
+
+
+def b64url_uint(value: int) -> str:
+    raw = value.to_bytes((value.bit_length() + 7) // 8, "big")
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def thumbprint_of_file(path: str) -> str:
+    """RFC 7638 §3, computed here independently of the provider's code."""
+    with open(path, "rb") as pem:
+        key = serialization.load_pem_private_key(pem.read(), password=None)
+    assert isinstance(key, rsa.RSAPrivateKey)
+    numbers = key.public_key().public_numbers()
+    members = {"e": b64url_uint(numbers.e), "kty": "RSA", "n": b64url_uint(numbers.n)}
+    canonical = json.dumps(members, separators=(",", ":"), sort_keys=True).encode()
+    digest = hashlib.sha256(canonical).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def test_both_metadata_documents_are_identical(proxy: httpx.Client) -> None:
+    oidc = proxy.get("/.well-known/openid-configuration")
+    rfc8414 = proxy.get("/.well-known/oauth-authorization-server")
+    assert oidc.status_code == rfc8414.status_code == 200
+    assert oidc.headers["content-type"].startswith("application/json")
+    assert oidc.content == rfc8414.content
+
+
+def test_metadata_lists_issuer_jwks_endpoints_and_rs256(proxy: httpx.Client, stack: Stack) -> None:
+    metadata = proxy.get("/.well-known/openid-configuration").json()
+    assert metadata["issuer"] == stack.issuer
+    for member, path in SPEC_ENDPOINTS.items():
+        assert metadata[member] == stack.issuer + path, member
+    assert metadata["id_token_signing_alg_values_supported"] == ["RS256"]
+    assert metadata["response_types_supported"] == ["code"]
+    assert metadata["code_challenge_methods_supported"] == ["S256"]
+    assert metadata["authorization_response_iss_parameter_supported"] is True
+    assert metadata["backchannel_logout_supported"] is True
+
+
+def test_metadata_urls_come_from_the_issuer_not_the_host_header(
+    proxy: httpx.Client, stack: Stack
+) -> None:
+    metadata = proxy.get(
+        "/.well-known/openid-configuration", headers={"Host": "evil.example"}
+    ).json()
+    assert metadata["issuer"] == stack.issuer
+    assert metadata["jwks_uri"] == stack.issuer + "/.well-known/jwks.json"
+
+
+def test_jwks_has_one_public_jwk_per_key_file(proxy: httpx.Client, stack: Stack) -> None:
+    files = sorted(stack.key_dir.glob("*.pem"))
+    assert len(files) == 2
+    keys = proxy.get("/.well-known/jwks.json").json()["keys"]
+    assert len(keys) == len(files)
+    assert {k["kid"] for k in keys} == {thumbprint_of_file(str(f)) for f in files}
+    for jwk in keys:
+        assert jwk["kty"] == "RSA"
+        assert jwk["alg"] == "RS256"
+        assert jwk["use"] == "sig"
+        assert not PRIVATE_MEMBERS & jwk.keys(), jwk.keys()
+
+
+def test_the_newest_key_file_signs(proxy: httpx.Client, stack: Stack) -> None:
+    newest = sorted(stack.key_dir.glob("*.pem"))[-1]
+    key_set = load_key_set(stack.key_dir)
+    assert key_set.signing_key.kid == thumbprint_of_file(str(newest))
+    token = tokens.mint(stack.key_dir, issuer=stack.issuer, scopes=["idp:audit:read"])
+    header = json.loads(base64.urlsafe_b64decode(token.split(".")[0] + "=="))
+    assert header == {"alg": "RS256", "kid": thumbprint_of_file(str(newest)), "typ": "at+jwt"}
+    # ...and the running provider, which read the same directory at start-up, accepts it.
+    response = proxy.get("/admin/audit", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
+
+
+def test_a_token_signed_by_the_older_key_is_still_accepted(
+    proxy: httpx.Client, stack: Stack, tmp_path
+) -> None:
+    """Rotation: the old key stays published, so tokens it signed stay valid until expiry."""
+    older = sorted(stack.key_dir.glob("*.pem"))[0]
+    only_old = tmp_path / "old"
+    only_old.mkdir()
+    (only_old / older.name).write_bytes(older.read_bytes())
+    token = tokens.mint(only_old, issuer=stack.issuer, scopes=["idp:audit:read"])
+    response = proxy.get("/admin/audit", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 200
