@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
-from idp_common.crypto.keys import generate_key_file
 
+from idp_common.crypto.keys import generate_key_file
 from tests.harness import infra
 
 ROOT = Path(__file__).resolve().parents[2]

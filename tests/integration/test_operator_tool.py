@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 import pytest
+
 from idp_common.crypto.passwords import verify_password
 from idp_common.db.migrate import head_revision
 from idp_common.protocol.constants import (
@@ -38,7 +39,6 @@ from idp_common.protocol.constants import (
     OIDC_SCOPES,
     SELF_SERVICE_SCOPES,
 )
-
 from tests.harness import infra
 
 pytestmark = pytest.mark.integration
@@ -632,3 +632,31 @@ def test_check_settings_accepts_good_settings(db: Database, tmp_path: Path) -> N
     result = run_idp(base_env(db, tmp_path / "keys"), "check-settings")
     assert "valid" in result.stdout
     assert ISSUER in result.stdout
+
+
+def test_create_admin_refuses_a_short_password_cleanly(cli: Cli, seeded: str) -> None:
+    result = cli(
+        "create-admin",
+        check=False,
+        SVC_ADMIN_EMAIL="short@example.com",
+        SVC_ADMIN_PASSWORD="1234567",
+    )
+    assert result.returncode == 2
+    assert "at least 8 characters" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "1234567" not in result.stdout + result.stderr
+
+
+def test_create_admin_reads_the_password_from_a_file(cli: Cli, seeded: str, tmp_path: Path) -> None:
+    secret = tmp_path / "admin-password"
+    secret.write_text("from-a-file-secret\n")
+    result = cli(
+        "create-admin", SVC_ADMIN_EMAIL="filed@example.com", SVC_ADMIN_PASSWORD_FILE=str(secret)
+    )
+    assert "from-a-file-secret" in result.stdout
+
+
+def test_migrate_to_the_current_revision_is_a_no_op(cli: Cli, seeded: str) -> None:
+    head = head_revision()
+    assert f"database at {head}" in cli("migrate", "--to", head).stdout
+    assert "database at head" in cli("migrate").stdout

@@ -41,14 +41,31 @@ DEFAULT_PORTS = {
 }
 
 
+async def _is_downgrade(settings: Settings, target: str) -> bool:
+    """True when ``target`` lies below the database's current revision."""
+    from idp_common.db.engine import create_engine
+    from idp_common.db.migrate import current_revision, older_revisions
+
+    if target == "base" or target.startswith("-"):
+        return True
+    if target in ("head", "heads") or target.startswith("+"):
+        return False
+    engine = create_engine(settings.database_url)
+    try:
+        current = await current_revision(engine)
+    finally:
+        await engine.dispose()
+    return current is not None and target in older_revisions(current)
+
+
 def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
-    from idp_common.db.migrate import downgrade, head_revision, upgrade
+    from idp_common.db.migrate import downgrade, upgrade
 
     target = args.to
-    if target in ("head", head_revision()) or target.startswith("+"):
-        asyncio.run(upgrade(settings.database_url, target))
-    else:
+    if asyncio.run(_is_downgrade(settings, target)):
         asyncio.run(downgrade(settings.database_url, target))
+    else:
+        asyncio.run(upgrade(settings.database_url, target))
     print(f"migrate: database at {target}")
     return 0
 
@@ -88,8 +105,14 @@ def cmd_create_admin(settings: Settings, args: argparse.Namespace) -> int:
     from idp_common.seed import create_admin
 
     email = args.email or os.environ.get("SVC_ADMIN_EMAIL") or "admin@example.com"
-    password = args.password or os.environ.get("SVC_ADMIN_PASSWORD")
-    created, password_shown = asyncio.run(create_admin(settings, email=email, password=password))
+    password = args.password or _secret_from_env("SVC_ADMIN_PASSWORD")
+    try:
+        created, password_shown = asyncio.run(
+            create_admin(settings, email=email, password=password)
+        )
+    except (ValueError, RuntimeError) as exc:
+        print(f"create-admin: {exc}", file=sys.stderr)
+        return 2
     if created:
         print(
             f"create-admin: administrator created\n  email:    {email}\n"
@@ -98,6 +121,13 @@ def cmd_create_admin(settings: Settings, args: argparse.Namespace) -> int:
     else:
         print(f"create-admin: {email} already exists; nothing changed")
     return 0
+
+
+def _secret_from_env(name: str) -> str | None:
+    """``NAME`` or the content of the file named by ``NAME_FILE``."""
+    if path := os.environ.get(name + "_FILE"):
+        return Path(path).read_text().strip()
+    return os.environ.get(name)
 
 
 def cmd_cleanup(settings: Settings, _: argparse.Namespace) -> int:

@@ -149,6 +149,14 @@ def _is_absolute_url(value: str, schemes: tuple[str, ...]) -> bool:
     return parts.scheme in schemes and bool(parts.netloc)
 
 
+def _is_origin(value: str) -> bool:
+    """RFC 6454 serialised origin: scheme, host, optional port; no path, query or '*'."""
+    if not _is_absolute_url(value, ("http", "https")):
+        return False
+    parts = urlsplit(value)
+    return parts.path == "" and not parts.query and not parts.fragment and "@" not in parts.netloc
+
+
 def validate(settings: Settings) -> list[str]:
     """Every rule the settings must satisfy; an empty list means valid."""
     problems: list[str] = []
@@ -169,8 +177,10 @@ def validate(settings: Settings) -> list[str]:
     ):
         problems.append("SVC_AUTH_UI_BASE_URL: must be an absolute http(s) URL")
     for origin in settings.allowed_admin_origins:
-        if origin == "*" or not _is_absolute_url(origin, ("http", "https")):
-            problems.append(f"SVC_ALLOWED_ADMIN_ORIGINS: {origin!r} is not an origin")
+        if not _is_origin(origin):
+            problems.append(
+                f"SVC_ALLOWED_ADMIN_ORIGINS: {origin!r} is not an origin (scheme://host[:port])"
+            )
     problems.extend(_validate_services(settings))
     return problems
 
@@ -191,7 +201,11 @@ def _validate_services(settings: Settings) -> list[str]:
     if not settings.smtp_url.startswith(("smtp://", "smtps://")):
         problems.append("SVC_SMTP_URL: must be an smtp:// or smtps:// URL")
     for name in (
-        "avatar_max_bytes", "access_token_ttl", "token_per_ip", "reset_per_ip", "auth_fail_per_ip"
+        "avatar_max_bytes",
+        "access_token_ttl",
+        "token_per_ip",
+        "reset_per_ip",
+        "auth_fail_per_ip",
     ):
         if getattr(settings, name) <= 0:
             problems.append(f"SVC_{name.upper()}: must be positive")
@@ -207,8 +221,11 @@ def unsafe_defaults(settings: Settings) -> list[str]:
     warnings: list[str] = []
     if settings.is_prod and not settings.issuer.startswith("https://"):
         warnings.append("SVC_ISSUER is not https in production")
-    if settings.is_prod and "@" in settings.database_url and ":@" not in settings.database_url:
-        parts = urlsplit(settings.database_url.replace("+asyncpg", ""))
-        if not parts.password:
+    if settings.is_prod:
+        try:
+            password = urlsplit(settings.database_url).password
+        except ValueError:
+            password = None
+        if not password:
             warnings.append("SVC_DATABASE_URL has no password in production")
     return warnings

@@ -13,10 +13,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg  # type: ignore[import-untyped]
 import pytest
-from idp_common.db.engine import create_engine
-from idp_common.db.migrate import upgrade
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from idp_common.db.engine import create_engine
+from idp_common.db.migrate import upgrade
 
 DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Connection, inspect, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from idp_common.db.engine import create_engine, database_url
 from idp_common.db.migrate import current_revision, downgrade, head_revision, upgrade
 from idp_common.db.models import Base, Scope
-from sqlalchemy import Connection, inspect, select, text
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 pytestmark = pytest.mark.integration
 

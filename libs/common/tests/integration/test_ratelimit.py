@@ -7,8 +7,9 @@ import secrets
 from collections.abc import AsyncIterator
 
 import pytest
-from idp_common.ratelimit import RateLimiter, rate_limit_key
 from redis.asyncio import Redis
+
+from idp_common.ratelimit import RateLimiter, rate_limit_key
 
 pytestmark = pytest.mark.integration
 

@@ -12,6 +12,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import ColumnElement, Table, delete, func, or_, select, tuple_, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
 from idp_common.db.engine import create_session_factory
 from idp_common.db.models import (
     Api,
@@ -39,9 +43,6 @@ from idp_common.db.models import (
     UserRole,
     UserScope,
 )
-from sqlalchemy import ColumnElement, Table, delete, func, or_, select, tuple_, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 pytestmark = pytest.mark.integration
 

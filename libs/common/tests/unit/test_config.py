@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from idp_common.config import Settings, SettingsError, load_settings, validate
 
 # One non-default, valid value for every setting, and what it parses to.
@@ -317,6 +318,8 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_AUTH_UI_BASE_URL", "http://[::1"),
         ("SVC_ALLOWED_ADMIN_ORIGINS", "*"),
         ("SVC_ALLOWED_ADMIN_ORIGINS", "https://a.example, a.example"),
+        ("SVC_ALLOWED_ADMIN_ORIGINS", "https://a.example/console"),
+        ("SVC_ALLOWED_ADMIN_ORIGINS", "https://user@a.example"),
         ("SVC_S3_ENDPOINT_URL", "s3.example.com"),
         ("SVC_DATABASE_URL", "sqlite:///idp.db"),
         ("SVC_REDIS_URL", "127.0.0.1:6379"),

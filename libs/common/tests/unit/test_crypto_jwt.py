@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
 from idp_common.crypto.jwt import (
     MAX_TOKEN_LENGTH,
     InvalidToken,

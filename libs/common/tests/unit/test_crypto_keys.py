@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from joserfc import jwt as jose_jwt
+
 from idp_common.crypto.keys import (
     KeySet,
     KeySetError,
@@ -22,7 +24,6 @@ from idp_common.crypto.keys import (
     load_signing_key,
     rfc7638_thumbprint,
 )
-from joserfc import jwt as jose_jwt
 
 # Generated once per module: RSA key generation is the slow part of these tests.
 KEY_A = rsa.generate_private_key(public_exponent=65537, key_size=2048)

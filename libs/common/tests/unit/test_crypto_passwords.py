@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from argon2 import PasswordHasher
+
 from idp_common.crypto.passwords import (
     hash_password,
     hash_password_async,

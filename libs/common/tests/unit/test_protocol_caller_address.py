@@ -5,6 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network, IPv6Network
 
 import pytest
+
 from idp_common.protocol.caller_address import caller_address, parse_trusted_networks
 
 TRUSTED = parse_trusted_networks(["10.0.0.0/8", "192.0.2.7", "fd00::/8"])

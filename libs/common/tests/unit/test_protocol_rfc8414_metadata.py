@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from idp_common.protocol.rfc8414_metadata import provider_metadata
 
 ISSUER = "https://id.example.com"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from idp_common.ratelimit import RateLimiter, RateLimitResult, rate_limit_key
 from redis.asyncio import Redis
+
+from idp_common.ratelimit import RateLimiter, RateLimitResult, rate_limit_key
 
 
 @pytest.mark.parametrize(

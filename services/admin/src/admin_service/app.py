@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from admin_service.controllers.audit import AuditController
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
-
-from admin_service.controllers.audit import AuditController
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:

@@ -6,11 +6,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from litestar import Litestar, Request
+
 from idp_common.config import Settings, load_settings
 from idp_common.nats_link import NatsLink
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.health import OK, UNREACHABLE
-from litestar import Litestar, Request
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
-
 from token_service.controllers.discovery import DiscoveryController
 
 

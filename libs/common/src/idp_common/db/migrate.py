@@ -44,6 +44,12 @@ def head_revision() -> str:
     return head
 
 
+def older_revisions(revision: str) -> set[str]:
+    """Every revision below ``revision`` (its ancestors), without itself."""
+    script = ScriptDirectory.from_config(alembic_config())
+    return {r.revision for r in script.walk_revisions(base="base", head=revision)} - {revision}
+
+
 async def upgrade(url: str, revision: str = "head") -> None:
     """Upgrade the database at ``url`` to ``revision``, in one transaction."""
     await _run(url, "upgrade", revision)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
+from litestar import Controller, Request, get
+from litestar.params import Parameter
+
 from idp_common.protocol.constants import SCOPE_IDP_AUDIT_READ
 from idp_common.repos.audit import AuditFilter, AuditPage, list_audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
-from litestar import Controller, Request, get
-from litestar.params import Parameter
 
 
 class AuditController(Controller):

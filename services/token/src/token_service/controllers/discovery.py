@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from idp_common.protocol.rfc8414_metadata import provider_metadata
-from idp_common.web.caller import resources_of
 from litestar import Controller, Request, get
 from litestar.datastructures import CacheControlHeader
+
+from idp_common.protocol.rfc8414_metadata import provider_metadata
+from idp_common.web.caller import resources_of
 
 PUBLIC_5_MIN = CacheControlHeader(public=True, max_age=300)
 
