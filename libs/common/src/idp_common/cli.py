@@ -97,7 +97,7 @@ def cmd_seed(settings: Settings, _: argparse.Namespace) -> int:
     from idp_common.seed import seed_catalogue
 
     report = asyncio.run(seed_catalogue(settings))
-    print(f"seed: {report}")
+    print("seed: " + ", ".join(f"{count} {what}" for what, count in report.items()))
     return 0
 
 
