@@ -53,7 +53,14 @@ fi
 "$IDP" migrate
 "$IDP" keys generate --if-missing
 "$IDP" seed
-"$IDP" create-admin | sed 's/^\(  password:\).*/\1 (see below)/'
+admin_out=$("$IDP" create-admin)
+echo "$admin_out" | sed 's/^\(  password:\).*/\1 (see below)/'
+case "$admin_out" in *"administrator created"*) touch "$VAR/admin-created" ;; esac
+if [ -f "$VAR/admin-created" ]; then
+  admin_password_line="$SVC_ADMIN_PASSWORD"
+else  # the account predates this checkout's var/: its password is not ours to print
+  admin_password_line="(unchanged: $SVC_ADMIN_EMAIL existed before; \`idp create-admin --email NEW\` adds another)"
+fi
 
 # --- services and proxy ---------------------------------------------------------------
 running() {  # running NAME: its pid file names a live process
@@ -100,6 +107,6 @@ The identity provider is running.
   URL:            $SVC_ISSUER/            (console: $SVC_ISSUER/console/)
   Discovery:      $SVC_ISSUER/.well-known/openid-configuration
   Administrator:  $SVC_ADMIN_EMAIL
-  Password:       $SVC_ADMIN_PASSWORD
+  Password:       $admin_password_line
   Logs:           var/log/     Stop: make down
 DONE
