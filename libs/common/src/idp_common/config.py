@@ -19,6 +19,11 @@ from urllib.parse import urlsplit
 import msgspec
 
 from idp_common.protocol.caller_address import parse_trusted_networks
+from idp_common.protocol.constants import (
+    ACCESS_TOKEN_TTL_SECONDS,
+    RESET_PER_IP_LIMIT,
+    TOKEN_PER_IP_LIMIT,
+)
 
 PREFIX = "SVC_"
 log = logging.getLogger(__name__)
@@ -56,9 +61,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_from: str = "Identity provider <no-reply@localhost>"
     key_dir: str = "var/keys"
 
-    access_token_ttl: int = 600
-    token_per_ip: int = 120  # spec §8 TOKEN_PER_IP, per minute
-    reset_per_ip: int = 10  # spec §8 RESET_PER_IP, per hour
+    access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS
+    token_per_ip: int = TOKEN_PER_IP_LIMIT  # spec §8 TOKEN_PER_IP, per minute
+    reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
     auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
     log_level: str = "INFO"

@@ -7,54 +7,39 @@ The admin connection defaults to ``postgresql://postgres@127.0.0.1:5432/postgres
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-import asyncpg  # type: ignore[import-untyped]
 import pytest
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from idp_common.db.engine import create_engine
 from idp_common.db.migrate import upgrade
-
-DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+from tests.harness import infra
 
 MakeDatabase = Callable[[], Awaitable[str]]
 
 
-def _admin_url() -> str:
-    """The admin URL as asyncpg wants it (a ``+driver`` suffix is dropped)."""
-    url = make_url(os.environ.get("IDP_TEST_PG_ADMIN_URL", DEFAULT_ADMIN_URL))
-    return url.set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-async def _admin_execute(sql: str) -> None:
-    admin = await asyncpg.connect(_admin_url())
-    try:
-        await admin.execute(sql)
-    finally:
-        await admin.close()
-
-
 @pytest.fixture
 async def make_database() -> AsyncIterator[MakeDatabase]:
-    """Factory of empty databases (``postgresql+asyncpg://`` URLs), all dropped at teardown."""
+    """Factory of empty databases (``postgresql+asyncpg://`` URLs), all dropped at teardown.
+
+    Created and dropped by the test harness's functions, so every suite names and
+    reaches its databases the same way.
+    """
     names: list[str] = []
 
     async def make() -> str:
         name = f"idp_t_{secrets.token_hex(8)}"
-        await _admin_execute(f'CREATE DATABASE "{name}"')
+        url = await infra.create_database(name)
         names.append(name)
-        url = make_url(_admin_url()).set(drivername="postgresql+asyncpg", database=name)
-        return url.render_as_string(hide_password=False)
+        return url
 
     try:
         yield make
     finally:
         for name in names:
-            await _admin_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            await infra.drop_database(name)
 
 
 @pytest.fixture

@@ -29,6 +29,12 @@ from joserfc import jws
 from joserfc.errors import JoseError
 
 from idp_common.crypto.keys import JWS_ALGORITHM, KeySet
+from idp_common.protocol.constants import (
+    ACCESS_TOKEN_TTL_SECONDS,
+    JWT_TYP_ACCESS_TOKEN,
+    JWT_TYP_ID_TOKEN,
+    JWT_TYP_LOGOUT_TOKEN,
+)
 
 __all__ = [
     "MAX_TOKEN_LENGTH",
@@ -41,16 +47,14 @@ __all__ = [
     "verify_jwt",
 ]
 
-#: RFC 9068 §2.1 access-token type.
-TYP_ACCESS_TOKEN: Final = "at+jwt"  # noqa: S105 - a media type, not a secret
-#: OIDC Back-Channel Logout 1.0 §2.4 logout-token type.
-TYP_LOGOUT_TOKEN: Final = "logout+jwt"  # noqa: S105 - a media type
-#: RFC 7519 §5.1 generic type (ID tokens).
-TYP_JWT: Final = "JWT"
+#: RFC 9068 §2.1 access-token type; OIDC BCL 1.0 §2.4 logout-token type; RFC 7519 §5.1.
+TYP_ACCESS_TOKEN: Final = JWT_TYP_ACCESS_TOKEN
+TYP_LOGOUT_TOKEN: Final = JWT_TYP_LOGOUT_TOKEN
+TYP_JWT: Final = JWT_TYP_ID_TOKEN
 #: Longer strings are refused before any parsing.
 MAX_TOKEN_LENGTH: Final = 16 * 1024
 #: Default access-token lifetime: spec part 8, ten minutes.
-DEFAULT_ACCESS_TOKEN_TTL: Final = 600
+DEFAULT_ACCESS_TOKEN_TTL: Final = ACCESS_TOKEN_TTL_SECONDS
 
 _ALGORITHMS: Final = (JWS_ALGORITHM,)
 _REFUSED_HEADERS: Final = frozenset({"crit", "b64", "jwk", "jku", "x5u", "x5c"})
