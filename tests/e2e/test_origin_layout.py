@@ -150,6 +150,8 @@ def test_photo_upload_body_limit_exceeds_avatar_max(proxy: httpx.Client, stack: 
     elsewhere = proxy.post("/admin/audit", content=b"\0" * (2 * 1024 * 1024))
     assert elsewhere.status_code == 413
     assert served_by_proxy(elsewhere)
+    for name in SECURITY_HEADERS:
+        assert len(elsewhere.headers.get_list(name)) == 1
 
 
 # --- headers and caching -------------------------------------------------------------
