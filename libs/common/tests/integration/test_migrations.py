@@ -12,7 +12,13 @@ from sqlalchemy import Connection, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from idp_common.db.engine import create_engine, database_url
-from idp_common.db.migrate import current_revision, downgrade, head_revision, upgrade
+from idp_common.db.migrate import (
+    current_revision,
+    downgrade,
+    head_revision,
+    older_revisions,
+    upgrade,
+)
 from idp_common.db.models import Base, Scope
 
 pytestmark = pytest.mark.integration
@@ -102,8 +108,9 @@ def test_models_declare_every_table() -> None:
     assert set(Base.metadata.tables) == EXPECTED_TABLES
 
 
-def test_head_revision_is_the_initial_migration() -> None:
-    assert head_revision() == "0001"
+def test_revisions_form_one_line_ending_at_head() -> None:
+    assert head_revision() == "0002"
+    assert older_revisions("0002") == {"0001"}
 
 
 async def test_upgrade_downgrade_upgrade(fresh_database_url: str) -> None:

@@ -20,10 +20,12 @@ _CLIENT_FK = "clients.id"
 
 
 class AuthorizationCode(Base):
-    """An authorization code (RFC 6749 §4.1.2), 60 s, consumed with ``DELETE … RETURNING``.
+    """An authorization code (RFC 6749 §4.1.2), 60 s, single use.
 
-    ``grant_id`` names everything issued from the code, so a replay can revoke it
-    (``revoke_by_grant_id``). PKCE (RFC 7636) values are NULL when not used.
+    Consumed by setting ``consumed_at`` (``UPDATE … WHERE consumed_at IS NULL RETURNING``),
+    so the row outlives its use: a replay finds it and revokes everything issued under
+    ``grant_id`` (RFC 6749 §4.1.2, ``revoke_by_grant_id``). PKCE (RFC 7636) values are NULL
+    when not used.
     """
 
     __tablename__ = "authorization_codes"
@@ -45,6 +47,7 @@ class AuthorizationCode(Base):
     amr: Mapped[list[str]] = mapped_column(server_default=EMPTY_TEXT_ARRAY)
     expires_at: Mapped[datetime] = mapped_column(index=True)
     created_at: Mapped[datetime] = created_at()
+    consumed_at: Mapped[datetime | None]
 
 
 class RefreshToken(Base):

@@ -1,0 +1,71 @@
+"""Claims of OpenID Connect Core 1.0 that are pure computations.
+
+- ``session_sid``: the ``sid`` claim, base64url(SHA-256(session id)) (DESIGN.md): a
+  reference to the browser session that never reveals its bearer id.
+- ``at_hash``: §3.1.3.6, the left half of the SHA-256 of the access token, base64url.
+- ``id_token_claims``: §2, the claims of an ID token.
+- ``digest``: SHA-256 of an opaque secret (codes, refresh tokens, client secrets) as
+  stored; the secret itself is never stored.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+
+def b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def digest(secret: str) -> bytes:
+    return hashlib.sha256(secret.encode("utf-8")).digest()
+
+
+def session_sid(session_id: str) -> str:
+    return b64url(hashlib.sha256(session_id.encode("utf-8")).digest())
+
+
+def at_hash(access_token: str) -> str:
+    full = hashlib.sha256(access_token.encode("ascii")).digest()
+    return b64url(full[: len(full) // 2])
+
+
+def id_token_claims(
+    *,
+    issuer: str,
+    subject: str,
+    client_id: str,
+    now: int,
+    ttl: int,
+    auth_time: int,
+    acr: str,
+    amr: Iterable[str],
+    nonce: str | None = None,
+    sid: str | None = None,
+    access_token: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """ID token claims (OIDC Core §2); ``extra`` adds released profile claims."""
+    claims: dict[str, Any] = {
+        "iss": issuer,
+        "sub": subject,
+        "aud": client_id,
+        "azp": client_id,
+        "iat": now,
+        "exp": now + ttl,
+        "auth_time": auth_time,
+        "acr": acr,
+        "amr": list(amr),
+    }
+    if nonce is not None:
+        claims["nonce"] = nonce
+    if sid is not None:
+        claims["sid"] = sid
+    if access_token is not None:
+        claims["at_hash"] = at_hash(access_token)
+    if extra:
+        claims.update({k: v for k, v in extra.items() if k not in claims})
+    return claims

@@ -1,0 +1,95 @@
+"""People as sign-in and token issuance see them."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+import msgspec
+from sqlalchemy import func, select, union
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from idp_common.db.models import (
+    GroupMember,
+    GroupRole,
+    PasswordCredential,
+    RoleScope,
+    Scope,
+    TotpCredential,
+    User,
+    UserRole,
+    UserScope,
+)
+from idp_common.protocol.constants import SELF_SERVICE_SCOPES
+
+
+class UserRecord(msgspec.Struct, frozen=True, kw_only=True):
+    id: uuid.UUID
+    email: str
+    username: str | None
+    display_name: str
+    picture: str | None
+    email_verified: bool
+    disabled: bool
+    updated_at: datetime
+
+
+def _record(user: User) -> UserRecord:
+    return UserRecord(
+        id=user.id,
+        email=user.email,
+        username=user.username,
+        display_name=user.display_name,
+        picture=user.picture,
+        email_verified=user.email_verified,
+        disabled=user.disabled,
+        updated_at=user.updated_at,
+    )
+
+
+async def get_user(session: AsyncSession, user_id: uuid.UUID | str) -> UserRecord | None:
+    try:
+        key = user_id if isinstance(user_id, uuid.UUID) else uuid.UUID(user_id)
+    except ValueError:
+        return None
+    user = await session.get(User, key)
+    return None if user is None else _record(user)
+
+
+async def get_user_by_email(session: AsyncSession, email: str) -> UserRecord | None:
+    """Case-insensitive lookup (the unique index is on lower(email))."""
+    user = await session.scalar(select(User).where(func.lower(User.email) == email.strip().lower()))
+    return None if user is None else _record(user)
+
+
+async def get_password_hash(session: AsyncSession, user_id: uuid.UUID) -> str | None:
+    return await session.scalar(
+        select(PasswordCredential.hash).where(PasswordCredential.user_id == user_id)
+    )
+
+
+async def has_confirmed_totp(session: AsyncSession, user_id: uuid.UUID) -> bool:
+    confirmed = await session.scalar(
+        select(TotpCredential.confirmed_at).where(TotpCredential.user_id == user_id)
+    )
+    return confirmed is not None
+
+
+async def effective_scopes(session: AsyncSession, user_id: uuid.UUID) -> set[str]:
+    """Direct grants, plus roles' scopes, plus scopes of the roles of the user's groups, plus the
+    self-service scopes every user holds (DESIGN.md "The provider's own API")."""
+    direct = select(UserScope.scope_id).where(UserScope.user_id == user_id)
+    via_roles = (
+        select(RoleScope.scope_id)
+        .join(UserRole, UserRole.role_id == RoleScope.role_id)
+        .where(UserRole.user_id == user_id)
+    )
+    via_groups = (
+        select(RoleScope.scope_id)
+        .join(GroupRole, GroupRole.role_id == RoleScope.role_id)
+        .join(GroupMember, GroupMember.group_id == GroupRole.group_id)
+        .where(GroupMember.user_id == user_id)
+    )
+    ids = union(direct, via_roles, via_groups).subquery()
+    values = await session.scalars(select(Scope.value).where(Scope.id.in_(select(ids.c.scope_id))))
+    return set(values) | set(SELF_SERVICE_SCOPES)
