@@ -19,6 +19,7 @@ from idp_common.db.engine import create_engine, create_session_factory
 from idp_common.db.migrate import head_revision
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.ratelimit import RateLimiter
+from idp_common.sessions import SessionStore
 
 
 @dataclass
@@ -31,6 +32,11 @@ class Resources:
     limiter: RateLimiter
     trusted_networks: tuple[IPv4Network | IPv6Network, ...]
     head_revision: str
+
+    @property
+    def browser_sessions(self) -> SessionStore:
+        """Browser sessions and sign-in challenges (Redis, under the settings' prefix)."""
+        return SessionStore(self.redis, self.settings.redis_prefix)
 
     async def aclose(self) -> None:
         await self.redis.aclose()

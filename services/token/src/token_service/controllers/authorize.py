@@ -1,0 +1,305 @@
+"""``/oauth2/authorize`` (GET and POST): RFC 6749 §4.1, OIDC Core §3.1.2, RFC 9207.
+
+With a usable browser session and consent already given, a code is issued at once.
+Otherwise a sign-in challenge is stored and the browser goes to the hosted sign-in page;
+when the sign-in API has completed the challenge, the page sends the browser back here
+with ``?challenge=<id>`` and the code is issued then (DESIGN.md "Sign-in").
+
+``prompt=none`` never shows anything, and when it refuses it writes nothing anywhere.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
+from litestar.enums import RequestEncodingType
+
+from idp_common.crypto.jwt import InvalidToken, verify_jwt
+from idp_common.protocol.constants import SESSION_COOKIE_NAME
+from idp_common.protocol.oidc_authorize import (
+    ALL_PARAMETERS,
+    AuthorizationRequest,
+    AuthorizeError,
+    UntrustedRequest,
+    grant_scopes,
+    match_redirect_uri,
+    parse_request,
+    refuse_repeated,
+    single_values,
+    with_query,
+)
+from idp_common.repos.clients import ClientRecord, get_client
+from idp_common.repos.codes import create_authorization_code
+from idp_common.repos.consents import get_consented_scopes
+from idp_common.repos.users import effective_scopes, get_user
+from idp_common.sessions import BrowserSession, Challenge
+from idp_common.web.caller import resources_of
+from idp_common.web.resources import Resources
+
+GRANT_AUTHORIZATION_CODE = "authorization_code"
+HINT_LEEWAY = 10 * 365 * 24 * 3600  # an id_token_hint may have expired (OIDC Core §3.1.2.1)
+
+
+class AuthorizeController(Controller):
+    path = "/oauth2/authorize"
+    tags = ["oauth2"]
+
+    @get(operation_id="authorize", summary="Start an authorization request (RFC 6749 §4.1.1)")
+    async def authorize_get(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        params = {name: request.query_params.getall(name, []) for name in ALL_PARAMETERS}
+        return await authorize(request, params, status=302)
+
+    @post(
+        operation_id="authorizePost",
+        summary="Authorization request by form post (OIDC Core §3.1.2.1)",
+        status_code=303,
+    )
+    async def authorize_post(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        content_type = request.headers.get("content-type", "")
+        if not content_type.startswith(RequestEncodingType.URL_ENCODED):
+            return error_page("The authorization request must be a form post.", status=415)
+        form = await request.form()
+        params = {name: list(form.getall(name, [])) for name in ALL_PARAMETERS}
+        return await authorize(request, params, status=303)
+
+
+async def authorize(
+    request: Request[Any, Any, Any], params: Mapping[str, Sequence[str]], *, status: int
+) -> Response[bytes]:
+    resources = resources_of(request)
+    try:
+        values, repeated = single_values(params)
+        if "challenge" in values and not repeated:
+            return await resume(request, resources, values["challenge"], status)
+        async with resources.sessions() as db:
+            client = await get_client(db, values.get("client_id", ""))
+        if client is None:
+            raise UntrustedRequest("the client_id is not a registered client")
+        redirect_uri = match_redirect_uri(client.redirect_uris, values.get("redirect_uri"))
+    except UntrustedRequest as exc:
+        return error_page(f"This sign-in request was refused: {exc.description}.")
+    state = values.get("state") if "state" not in repeated else None
+    try:
+        refuse_repeated(repeated)
+        if GRANT_AUTHORIZATION_CODE not in client.grant_types:
+            raise AuthorizeError("unauthorized_client", "the client may not use the code flow")
+        req = parse_request(
+            values,
+            client_id=client.client_id,
+            redirect_uri=redirect_uri,
+            public_client=not client.is_confidential,
+        )
+        return await decide(request, resources, client, req, status)
+    except AuthorizeError as exc:
+        return redirect(
+            with_query(
+                redirect_uri,
+                {
+                    "error": exc.error,
+                    "error_description": exc.description,
+                    "state": state,
+                    "iss": resources.settings.issuer,
+                },
+            ),
+            status,
+        )
+
+
+async def decide(
+    request: Request[Any, Any, Any],
+    resources: Resources,
+    client: ClientRecord,
+    req: AuthorizationRequest,
+    status: int,
+) -> Response[bytes]:
+    """Issue a code now, or send the person to sign in or consent (writes nothing when
+    ``prompt=none`` refuses)."""
+    now = int(time.time())
+    hinted = hinted_subject(resources, req, client.client_id, now)
+    store = resources.browser_sessions
+    session = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    usable = (
+        session is not None
+        and not req.forces_login
+        and (req.max_age is None or now - session.auth_time <= req.max_age)
+        and (hinted is None or hinted == session.user_id)
+    )
+    async with resources.sessions() as db:
+        user = await get_user(db, session.user_id) if usable and session else None
+        if session is None or user is None or user.disabled:
+            if req.no_interaction:
+                raise AuthorizeError("login_required", "the person must sign in")
+            return await to_sign_in(resources, req, None, status)
+        granted = grant_scopes(req.scopes, client.scopes, await effective_scopes(db, user.id))
+        if not granted:
+            raise AuthorizeError("invalid_scope", "none of the requested scopes may be granted")
+        consented = await get_consented_scopes(db, user.id, client.pk)
+    if not client.skip_consent and (req.forces_consent or not set(granted) <= consented):
+        if req.no_interaction:
+            raise AuthorizeError("consent_required", "the person must approve this application")
+        return await to_sign_in(resources, req, session, status)
+    return await issue_code(resources, client, req, session, granted, status)
+
+
+def hinted_subject(
+    resources: Resources, req: AuthorizationRequest, client_id: str, now: int
+) -> str | None:
+    """The ``sub`` of a valid ``id_token_hint`` issued to this client, if one was sent.
+
+    A logout token (it carries ``events``) is refused here (spec part 4).
+    """
+    if req.id_token_hint is None:
+        return None
+    try:
+        claims = verify_jwt(
+            req.id_token_hint,
+            resources.keys,
+            issuer=resources.settings.issuer,
+            audience=client_id,
+            now=now,
+            leeway=HINT_LEEWAY,
+        )
+    except InvalidToken as exc:
+        raise AuthorizeError("invalid_request", "id_token_hint is not valid") from exc
+    if "events" in claims:
+        raise AuthorizeError("invalid_request", "a logout token is not an id_token_hint")
+    return str(claims.get("sub"))
+
+
+async def to_sign_in(
+    resources: Resources,
+    req: AuthorizationRequest,
+    session: BrowserSession | None,
+    status: int,
+) -> Response[bytes]:
+    challenge = Challenge(
+        id="",
+        client_id=req.client_id,
+        redirect_uri=req.redirect_uri,
+        scopes=req.scopes,
+        state=req.state,
+        nonce=req.nonce,
+        code_challenge=req.code_challenge,
+        code_challenge_method=req.code_challenge_method,
+        prompt=sorted(req.prompt),
+        max_age=req.max_age,
+        login_hint=req.login_hint,
+    )
+    if session is not None:  # signed in already: only consent is missing
+        challenge.step = "consent"
+        challenge.user_id = session.user_id
+        challenge.auth_time = session.auth_time
+        challenge.amr = list(session.amr)
+        challenge.acr = session.acr
+        challenge.session_sid = session.sid
+    await resources.browser_sessions.save_challenge(challenge)
+    return redirect(f"{resources.settings.auth_ui_url}/login?challenge={challenge.id}", status)
+
+
+async def resume(
+    request: Request[Any, Any, Any], resources: Resources, challenge_id: str, status: int
+) -> Response[bytes]:
+    """Finish a request whose challenge the sign-in API completed."""
+    store = resources.browser_sessions
+    challenge = await store.get_challenge(challenge_id)
+    if challenge is None or challenge.step != "done":
+        return error_page(
+            "This sign-in request has expired or is not complete. "
+            "Go back to the application and start again."
+        )
+    session = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    if (
+        session is None
+        or session.sid != challenge.session_sid
+        or (session.user_id != challenge.user_id)
+    ):
+        return error_page("This sign-in request belongs to another browser session.")
+    if await store.consume_challenge(challenge_id) is None:  # a concurrent resume won
+        return error_page("This sign-in request was already used.")
+    async with resources.sessions() as db:
+        client = await get_client(db, challenge.client_id)
+        user = await get_user(db, session.user_id)
+        if client is None or challenge.redirect_uri not in client.redirect_uris or user is None:
+            return error_page("The application or account no longer exists.")
+        granted = grant_scopes(challenge.scopes, client.scopes, await effective_scopes(db, user.id))
+    req = AuthorizationRequest(
+        client_id=client.client_id,
+        redirect_uri=challenge.redirect_uri,
+        scopes=challenge.scopes,
+        state=challenge.state,
+        nonce=challenge.nonce,
+        code_challenge=challenge.code_challenge,
+        code_challenge_method=challenge.code_challenge_method,
+    )
+    if not granted:
+        return redirect(
+            with_query(
+                req.redirect_uri,
+                {
+                    "error": "invalid_scope",
+                    "error_description": "none of the scopes may be granted",
+                    "state": req.state,
+                    "iss": resources.settings.issuer,
+                },
+            ),
+            status,
+        )
+    return await issue_code(resources, client, req, session, granted, status)
+
+
+async def issue_code(
+    resources: Resources,
+    client: ClientRecord,
+    req: AuthorizationRequest,
+    session: BrowserSession,
+    granted: list[str],
+    status: int,
+) -> Response[bytes]:
+    async with resources.sessions.begin() as db:
+        code = await create_authorization_code(
+            db,
+            now=datetime.now(UTC),
+            client_pk=client.pk,
+            user_id=uuid.UUID(session.user_id),
+            redirect_uri=req.redirect_uri,
+            scope=" ".join(granted),
+            nonce=req.nonce,
+            code_challenge=req.code_challenge,
+            code_challenge_method=req.code_challenge_method,
+            session_sid=session.sid,
+            auth_time=datetime.fromtimestamp(session.auth_time, UTC),
+            acr=session.acr,
+            amr=list(session.amr),
+        )
+    await resources.browser_sessions.touch(session, client_id=client.client_id)
+    return redirect(
+        with_query(
+            req.redirect_uri,
+            {
+                "code": code,
+                "state": req.state,
+                "iss": resources.settings.issuer,
+            },
+        ),
+        status,
+    )
+
+
+def redirect(location: str, status: int) -> Response[bytes]:
+    return Response(b"", status_code=status, headers={"Location": location})
+
+
+def error_page(message: str, *, status: int = 400) -> Response[bytes]:
+    """Shown to the person when the request cannot be sent back to the client."""
+    body = (
+        '<!doctype html><html lang="en"><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Sign-in refused</title><h1>Sign-in refused</h1><p>{html.escape(message)}</p>"
+    ).encode()
+    return Response(body, status_code=status, media_type="text/html; charset=utf-8")

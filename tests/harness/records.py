@@ -1,0 +1,210 @@
+"""Build records directly in a stack's database and Redis, for tests of the flows.
+
+The administration API arrives with its own issue; until then tests create clients and
+people here, through the same models and repositories the services use.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import asyncpg
+from redis.asyncio import Redis
+from sqlalchemy import select
+
+from idp_common.crypto.passwords import hash_password
+from idp_common.db.engine import create_engine, create_session_factory
+from idp_common.db.models import (
+    Client,
+    ClientScope,
+    ClientSecret,
+    PasswordCredential,
+    Scope,
+    User,
+    UserScope,
+)
+from idp_common.sessions import BrowserSession, SessionStore
+from tests.harness import infra
+from tests.harness.stack import Stack
+
+
+@dataclass
+class TestClient:
+    client_id: str
+    secret: str | None
+    redirect_uri: str
+    post_logout_redirect_uri: str
+    scopes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TestUser:
+    id: str
+    email: str
+    password: str
+
+
+def pkce_pair() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+    return verifier, challenge.rstrip(b"=").decode()
+
+
+async def _create_client(
+    stack: Stack,
+    *,
+    public: bool,
+    scopes: list[str],
+    skip_consent: bool,
+    grant_types: list[str],
+    backchannel_logout_uri: str | None,
+    redirect_uri: str,
+) -> TestClient:
+    client_id = f"app-{uuid.uuid4().hex[:10]}"
+    secret = None if public else secrets.token_urlsafe(32)
+    engine = create_engine(stack.database_url)
+    try:
+        async with create_session_factory(engine).begin() as db:
+            client = Client(
+                client_id=client_id,
+                name=f"Test app {client_id}",
+                type="public" if public else "confidential",
+                redirect_uris=[redirect_uri],
+                post_logout_redirect_uris=[redirect_uri + "/bye"],
+                grant_types=grant_types,
+                skip_consent=skip_consent,
+                backchannel_logout_uri=backchannel_logout_uri,
+            )
+            db.add(client)
+            await db.flush()
+            if secret is not None:
+                db.add(
+                    ClientSecret(
+                        client_pk=client.id, digest=hashlib.sha256(secret.encode()).digest()
+                    )
+                )
+            for scope_id in await db.scalars(select(Scope.id).where(Scope.value.in_(scopes))):
+                db.add(ClientScope(client_pk=client.id, scope_id=scope_id))
+    finally:
+        await engine.dispose()
+    return TestClient(client_id, secret, redirect_uri, redirect_uri + "/bye", scopes)
+
+
+def create_client(
+    stack: Stack,
+    *,
+    public: bool = False,
+    scopes: tuple[str, ...] = ("openid", "profile", "email", "offline_access"),
+    skip_consent: bool = False,
+    grant_types: tuple[str, ...] = ("authorization_code", "refresh_token"),
+    backchannel_logout_uri: str | None = None,
+    redirect_uri: str = "http://127.0.0.1:9/cb",
+) -> TestClient:
+    return infra.run(
+        _create_client(
+            stack,
+            public=public,
+            scopes=list(scopes),
+            skip_consent=skip_consent,
+            grant_types=list(grant_types),
+            backchannel_logout_uri=backchannel_logout_uri,
+            redirect_uri=redirect_uri,
+        )
+    )
+
+
+async def _create_user(stack: Stack, password: str, scopes: list[str]) -> TestUser:
+    email = f"person-{uuid.uuid4().hex[:10]}@example.com"
+    engine = create_engine(stack.database_url)
+    try:
+        async with create_session_factory(engine).begin() as db:
+            user = User(
+                email=email,
+                username=email.split("@", maxsplit=1)[0],
+                display_name="Test Person",
+                email_verified=True,
+            )
+            db.add(user)
+            await db.flush()
+            db.add(PasswordCredential(user_id=user.id, hash=hash_password(password)))
+            for scope_id in await db.scalars(select(Scope.id).where(Scope.value.in_(scopes))):
+                db.add(UserScope(user_id=user.id, scope_id=scope_id))
+            user_id = str(user.id)
+    finally:
+        await engine.dispose()
+    return TestUser(user_id, email, password)
+
+
+def create_user(
+    stack: Stack,
+    *,
+    password: str = "correct horse battery staple",
+    scopes: tuple[str, ...] = (),
+) -> TestUser:
+    return infra.run(_create_user(stack, password, list(scopes)))
+
+
+async def _create_session(stack: Stack, user_id: str, auth_time: int) -> tuple[str, BrowserSession]:
+    redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
+    try:
+        store = SessionStore(redis, stack.env["SVC_REDIS_PREFIX"])
+        return await store.create_session(
+            user_id=user_id,
+            auth_time=auth_time,
+            amr=["pwd"],
+            acr="urn:idp:acr:1fa",
+            ip="127.0.0.1",
+            user_agent="tests",
+        )
+    finally:
+        await redis.aclose()
+
+
+def create_browser_session(
+    stack: Stack, user_id: str, *, auth_time: int | None = None
+) -> tuple[str, BrowserSession]:
+    """A signed-in browser session as the sign-in API makes it; returns (cookie, session)."""
+    return infra.run(_create_session(stack, user_id, auth_time or int(time.time())))
+
+
+async def _redis_snapshot(stack: Stack) -> dict[bytes, bytes | None]:
+    redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
+    try:
+        keys = [k async for k in redis.scan_iter(match=stack.env["SVC_REDIS_PREFIX"] + "*")]
+        return {k: await redis.dump(k) for k in sorted(keys)}
+    finally:
+        await redis.aclose()
+
+
+def redis_snapshot(stack: Stack) -> dict[bytes, bytes | None]:
+    """Every key of the stack's prefix and its serialized value."""
+    return infra.run(_redis_snapshot(stack))
+
+
+async def _database_fingerprint(stack: Stack) -> dict[str, str]:
+    dsn = stack.database_url.replace("postgresql+asyncpg://", "postgresql://")
+    conn = await asyncpg.connect(dsn)
+    try:
+        tables = await conn.fetch(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        )
+        result = {}
+        for row in tables:
+            name = row["table_name"]
+            result[name] = await conn.fetchval(
+                f"SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "  # noqa: S608
+                f'FROM "{name}" t'
+            )
+        return result
+    finally:
+        await conn.close()
+
+
+def database_fingerprint(stack: Stack) -> dict[str, str]:
+    """A digest of every row of every table: equal fingerprints, nothing written."""
+    return infra.run(_database_fingerprint(stack))
