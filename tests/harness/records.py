@@ -12,6 +12,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import asyncpg
 from redis.asyncio import Redis
@@ -28,6 +29,7 @@ from idp_common.db.models import (
     User,
     UserScope,
 )
+from idp_common.repos.refresh_tokens import issue_refresh_token
 from idp_common.sessions import BrowserSession, SessionStore
 from tests.harness import infra
 from tests.harness.stack import Stack
@@ -208,3 +210,58 @@ async def _database_fingerprint(stack: Stack) -> dict[str, str]:
 def database_fingerprint(stack: Stack) -> dict[str, str]:
     """A digest of every row of every table: equal fingerprints, nothing written."""
     return infra.run(_database_fingerprint(stack))
+
+
+async def _issue_refresh_token(stack: Stack, client_id: str, user_id: str, sid: str) -> str:
+    engine = create_engine(stack.database_url)
+    try:
+        async with create_session_factory(engine).begin() as db:
+            client_pk = (
+                await db.execute(select(Client.id).where(Client.client_id == client_id))
+            ).scalar_one()
+            return await issue_refresh_token(
+                db,
+                family_id=uuid.uuid4(),
+                grant_id=None,
+                parent_id=None,
+                client_pk=client_pk,
+                user_id=uuid.UUID(user_id),
+                scope="openid offline_access",
+                session_sid=sid,
+                auth_time=datetime.now(UTC),
+                acr="urn:idp:acr:1fa",
+                amr=["pwd"],
+                now=datetime.now(UTC),
+            )
+    finally:
+        await engine.dispose()
+
+
+def issue_session_refresh_token(stack: Stack, client_id: str, user_id: str, sid: str) -> str:
+    """A refresh token issued in browser session ``sid``, as the code exchange makes one."""
+    return infra.run(_issue_refresh_token(stack, client_id, user_id, sid))
+
+
+async def _query(stack: Stack, sql: str, args: tuple[object, ...]) -> list[dict[str, object]]:
+    dsn = stack.database_url.replace("postgresql+asyncpg://", "postgresql://")
+    conn = await asyncpg.connect(dsn)
+    try:
+        return [dict(row) for row in await conn.fetch(sql, *args)]
+    finally:
+        await conn.close()
+
+
+def query(stack: Stack, sql: str, *args: object) -> list[dict[str, object]]:
+    """Rows of a read query on the stack's database (for assertions on what is stored)."""
+    return infra.run(_query(stack, sql, args))
+
+
+def session_exists(stack: Stack, sid: str) -> bool:
+    async def check() -> bool:
+        redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
+        try:
+            return bool(await redis.exists(f"{stack.env['SVC_REDIS_PREFIX']}session:{sid}"))
+        finally:
+            await redis.aclose()
+
+    return infra.run(check())

@@ -1,0 +1,178 @@
+"""``/oauth2/logout`` (GET and POST): OpenID Connect RP-Initiated Logout 1.0, spec part 3.
+
+Ends the browser's session: its refresh tokens are revoked and a ``session.ended``
+outbox event is written in one transaction (the back-channel fan-out reads it later),
+the session leaves Redis, the cookie is cleared, and the browser goes to the client's
+registered ``post_logout_redirect_uri`` (with ``state``) or to the sign-in page's
+"signed out" screen. POST is preferred: it keeps ``id_token_hint`` out of history and
+Referer. A redirect URI that is not registered for the client is never followed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import Cookie
+from litestar.enums import RequestEncodingType
+
+from idp_common.audit import AuditEntry, write_audit
+from idp_common.crypto.jwt import InvalidToken, verify_jwt
+from idp_common.protocol.constants import SESSION_COOKIE_NAME
+from idp_common.protocol.oidc_authorize import with_query
+from idp_common.repos.clients import ClientRecord, get_client
+from idp_common.session_end import end_sessions
+from idp_common.web.caller import caller_ip, resources_of
+from idp_common.web.resources import Resources
+from token_service.controllers.authorize import HINT_LEEWAY, error_page, redirect
+
+PARAMETERS = ("id_token_hint", "post_logout_redirect_uri", "state", "client_id")
+
+
+class LogoutRefused(Exception):
+    pass
+
+
+class LogoutController(Controller):
+    path = "/oauth2/logout"
+    tags = ["oauth2"]
+
+    @get(operation_id="logout", summary="End the session (OIDC RP-Initiated Logout)")
+    async def logout_get(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        params = {name: request.query_params.getall(name, []) for name in PARAMETERS}
+        return await logout(request, params, status=302)
+
+    @post(
+        operation_id="logoutPost",
+        summary="End the session by form post (preferred)",
+        status_code=303,
+    )
+    async def logout_post(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        if not request.headers.get("content-type", "").startswith(RequestEncodingType.URL_ENCODED):
+            return error_page("The logout request must be a form post.", status=415)
+        form = await request.form()
+        params = {name: list(form.getall(name, [])) for name in PARAMETERS}
+        return await logout(request, params, status=303)
+
+
+async def logout(
+    request: Request[Any, Any, Any], params: Mapping[str, Sequence[str]], *, status: int
+) -> Response[bytes]:
+    resources = resources_of(request)
+    try:
+        values = _single(params)
+        client = await _client_of(resources, values)
+        target = _redirect_target(resources, client, values)
+    except LogoutRefused as exc:
+        return error_page(f"This sign-out request was refused: {exc}.")
+    await _end_browser_session(request, resources)
+    response = redirect(target, status)
+    response.cookies.append(
+        Cookie(
+            key=SESSION_COOKIE_NAME,
+            value="",
+            max_age=0,
+            path="/",
+            httponly=True,
+            samesite="lax",
+            secure=resources.settings.is_prod,
+        )
+    )
+    return response
+
+
+def _single(params: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for name, given in params.items():
+        present = [v for v in given if v]
+        if len(present) > 1:
+            raise LogoutRefused(f"the {name} parameter is repeated")
+        if present:
+            values[name] = present[0]
+    return values
+
+
+def _claimed_audience(token: str) -> str | None:
+    """The ``aud`` the hint claims, read before verification to pick the audience."""
+    try:
+        payload = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (IndexError, ValueError, binascii.Error):
+        return None
+    audience = claims.get("aud") if isinstance(claims, dict) else None
+    if isinstance(audience, list):
+        return str(audience[0]) if len(audience) == 1 else None
+    return audience if isinstance(audience, str) else None
+
+
+async def _client_of(resources: Resources, values: Mapping[str, str]) -> ClientRecord | None:
+    client_id = values.get("client_id")
+    hint = values.get("id_token_hint")
+    if hint is not None:
+        audience = _claimed_audience(hint) or ""
+        try:
+            claims = verify_jwt(
+                hint,
+                resources.keys,
+                issuer=resources.settings.issuer,
+                audience=audience,
+                now=int(time.time()),
+                leeway=HINT_LEEWAY,
+            )
+        except InvalidToken as exc:
+            raise LogoutRefused("the id_token_hint is not valid") from exc
+        if "events" in claims:
+            raise LogoutRefused("a logout token is not an id_token_hint")
+        if client_id is not None and client_id != audience:
+            raise LogoutRefused("client_id does not match the id_token_hint")
+        client_id = audience
+    if client_id is None:
+        return None
+    async with resources.sessions() as db:
+        client = await get_client(db, client_id)
+    if client is None:
+        raise LogoutRefused("the client is not registered")
+    return client
+
+
+def _redirect_target(
+    resources: Resources, client: ClientRecord | None, values: Mapping[str, str]
+) -> str:
+    uri = values.get("post_logout_redirect_uri")
+    if uri is None:
+        return f"{resources.settings.auth_ui_url}/logged-out"
+    if client is None or uri not in client.post_logout_redirect_uris:
+        raise LogoutRefused("post_logout_redirect_uri is not registered for this client")
+    return with_query(uri, {"state": values.get("state")})
+
+
+async def _end_browser_session(request: Request[Any, Any, Any], resources: Resources) -> None:
+    store = resources.browser_sessions
+    session = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    if session is None:
+        return
+    async with resources.sessions.begin() as db:
+        revoked = await end_sessions(
+            db, store, [session], reason="logout", nats_prefix=resources.settings.nats_prefix
+        )
+        write_audit(
+            db,
+            AuditEntry(
+                action="session.ended",
+                status_code=200,
+                ip=caller_ip(request),
+                actor=session.user_id,
+                target_type="session",
+                target=session.sid,
+                detail={
+                    "via": "logout",
+                    "clients": session.clients,
+                    "refresh_tokens_revoked": revoked,
+                },
+            ),
+        )
