@@ -65,6 +65,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     token_per_ip: int = TOKEN_PER_IP_LIMIT  # spec §8 TOKEN_PER_IP, per minute
     reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
     auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
+    cleanup_interval: int = 600  # seconds between periodic cleanup runs; 0 disables
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
     log_level: str = "INFO"
 
@@ -214,6 +215,8 @@ def _validate_services(settings: Settings) -> list[str]:
     ):
         if getattr(settings, name) <= 0:
             problems.append(f"SVC_{name.upper()}: must be positive")
+    if settings.cleanup_interval < 0:
+        problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
     if settings.dependency_timeout <= 0:
         problems.append("SVC_DEPENDENCY_TIMEOUT: must be positive")
     if not settings.nats_prefix.replace("_", "").replace("-", "").isalnum():

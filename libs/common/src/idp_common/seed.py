@@ -7,34 +7,30 @@ It only inserts what is missing (``ON CONFLICT DO NOTHING``), so a second run ch
 nothing, and a release that adds scopes hands them to ``administrator`` on the next run
 (spec §5 rule 3, §9 rule 5).
 
-``cleanup_expired`` implements spec part 3's last row and §8 "Cleanup margin": codes,
-refresh tokens and reset tokens are deleted one hour after ``expires_at``; a revoked
-token not yet expired is kept; the audit log is never touched.
+``cleanup_expired`` is ``idp cleanup``: one run of :mod:`idp_common.cleanup`.
 """
 
 from __future__ import annotations
 
 import secrets
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.audit import AuditEntry, write_audit
+from idp_common.cleanup import delete_expired
 from idp_common.config import Settings
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.db.engine import create_engine, create_session_factory
 from idp_common.db.models import (
     Api,
-    AuthorizationCode,
     Client,
     ClientScope,
     PasswordCredential,
-    PasswordResetToken,
-    RefreshToken,
     Role,
     RoleScope,
     Scope,
@@ -55,7 +51,6 @@ from idp_common.protocol.constants import (
 
 ADMIN_ROLE = "administrator"
 CONSOLE_CLIENT_ID = "console"
-CLEANUP_MARGIN = timedelta(hours=1)
 OPERATOR_ACTOR = "operator:cli"
 
 
@@ -228,28 +223,10 @@ async def create_admin(
 
 
 async def cleanup_expired(settings: Settings, *, now: datetime) -> dict[str, int]:
-    """Delete codes and tokens whose ``expires_at`` is more than an hour past."""
-    cutoff = now - CLEANUP_MARGIN
+    """``idp cleanup``: one run, waiting for no lock (an operator asked for it)."""
 
     async def work(session: AsyncSession) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for label, model in (
-            ("authorization codes", AuthorizationCode),
-            ("refresh tokens", RefreshToken),
-            ("password reset tokens", PasswordResetToken),
-        ):
-            result = await session.execute(delete(model).where(model.expires_at < cutoff))
-            counts[label] = int(getattr(result, "rowcount", 0) or 0)
-        write_audit(
-            session,
-            AuditEntry(
-                action="cleanup.ran",
-                status_code=200,
-                actor=OPERATOR_ACTOR,
-                detail={"cutoff": cutoff.isoformat(), **counts},
-            ),
-        )
-        return counts
+        return await delete_expired(session, now=now, actor=OPERATOR_ACTOR)
 
     result: dict[str, int] = await _in_transaction(settings, work)
     return result

@@ -48,6 +48,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "reset_per_ip": ("5", 5),
     "auth_fail_per_ip": ("30", 30),
     "dependency_timeout": ("2.5", 2.5),
+    "cleanup_interval": ("60", 60),
     "log_level": ("DEBUG", "DEBUG"),
 }
 
