@@ -46,6 +46,7 @@ ensure_system_packages() {
   command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || pkgs+=(nats-server)
   command -v node >/dev/null || pkgs+=(nodejs)
   command -v npm >/dev/null || pkgs+=(npm)
+  [ -x /usr/bin/chromium ] || pkgs+=(chromium)  # headless browser for the page tests
   apt_install "${pkgs[@]}"
 }
 

@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
+
+from litestar import Litestar
+
+from idp_common.cleanup import periodic_cleanup
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
+from idp_common.web.resources import open_resources
+from token_service.controllers.authorize import AuthorizeController
 from token_service.controllers.discovery import DiscoveryController
 from token_service.controllers.introspect import IntrospectionController
+from token_service.controllers.logout import LogoutController
 from token_service.controllers.revoke import RevocationController
 from token_service.controllers.token import TokenController
 from token_service.controllers.userinfo import UserinfoController
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
+    settings = settings or load_settings()
+    resources = open_resources(settings)
+
+    def cleanup(_: Litestar) -> AbstractAsyncContextManager[None]:
+        return periodic_cleanup(resources.sessions, interval=settings.cleanup_interval)
+
     return create_service_app(
-        settings or load_settings(),
+        settings,
         name="token",
+        lifespans=[cleanup],
+        resources=resources,
         route_handlers=[
             DiscoveryController,
+            AuthorizeController,
+            LogoutController,
             TokenController,
             IntrospectionController,
             RevocationController,

@@ -9,9 +9,9 @@ Contract:
   expires_at > now AND client_pk = … RETURNING``. Of two concurrent rotations of one
   token exactly one gets the row (the other waits for the row lock, then finds it spent).
   When no row comes back the row is looked up: found spent → reuse (spec part 3): the
-  whole family is revoked, audited and **committed**, then ``InvalidGrant`` is raised
-  (so the caller's rollback cannot undo the revocation). Unknown, revoked, expired or
-  another client's token → ``InvalidGrant`` and nothing changes.
+  whole family is revoked, audited and **committed**, then ``RefreshTokenReused`` (an
+  ``InvalidGrant``) is raised (so the caller's rollback cannot undo the revocation).
+  Unknown, revoked, expired or another client's token → ``InvalidGrant``, nothing changes.
 - ``revoke_*`` set ``revoked_at`` on rows not yet revoked and return how many; a revoked
   row is kept until the cleanup job removes it after expiry (spec part 3).
 
@@ -39,6 +39,7 @@ from idp_common.protocol.rfc6749_errors import InvalidGrant
 __all__ = [
     "AUDIT_REFRESH_REUSED",
     "RefreshTokenRecord",
+    "RefreshTokenReused",
     "digest_prefix",
     "get_refresh_token",
     "issue_refresh_token",
@@ -51,6 +52,18 @@ __all__ = [
 
 log = logging.getLogger("idp.refresh_tokens")
 AUDIT_REFRESH_REUSED = "token.refresh_reused"
+
+
+class RefreshTokenReused(InvalidGrant):
+    """A spent token was presented again; its family is revoked (already committed).
+
+    Carries ``grant_id`` so that the caller can also revoke the grant's access tokens.
+    """
+
+    def __init__(self, family_id: uuid.UUID, grant_id: uuid.UUID | None) -> None:
+        super().__init__("refresh token was already used; its family is revoked")
+        self.family_id = family_id
+        self.grant_id = grant_id
 
 
 class RefreshTokenRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,7 +206,7 @@ async def rotate_refresh_token(
         )
         await session.commit()
         log.warning("refresh token reuse: family %s revoked (%d rows)", found.family_id, revoked)
-        raise InvalidGrant("refresh token was already used; its family is revoked")
+        raise RefreshTokenReused(found.family_id, found.grant_id)
     raise InvalidGrant("refresh token is expired or revoked")
 
 

@@ -1,0 +1,81 @@
+"""The access-token revocation list, in Redis (spec part 5 "Access tokens" rule 3).
+
+Access tokens are validated offline, so revoking one cannot reach a resource API before
+it expires; ``/oauth2/introspect`` and ``/oauth2/userinfo`` consult this list.
+
+Keys (every key under the deployment's ``SVC_REDIS_PREFIX``):
+
+- ``{prefix}revoked-jti:{jti}``: present while the revoked token would still be valid;
+  its time to live is the token's remaining life, so the list never outgrows the tokens
+  in circulation.
+- ``{prefix}grant-jti:{grant_id}``: the ``jti`` of the access tokens issued under one
+  authorization grant (a code and the refresh tokens that descend from it), kept as long
+  as the newest of them lives. Replaying the code or reusing a spent refresh token
+  revokes them all (RFC 6749 §4.1.2, RFC 7009 §2.1).
+
+Redis errors propagate: the caller decides whether to fail open or closed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Final
+
+from redis.asyncio import Redis
+
+__all__ = ["RevocationList"]
+
+#: Tokens that expire within this many seconds are not worth listing.
+_MIN_TTL: Final = 1
+
+
+class RevocationList:
+    """Repository of revoked access-token ids. One instance per application."""
+
+    def __init__(self, redis: Redis, prefix: str) -> None:
+        self._redis = redis
+        self._prefix = prefix
+
+    def _jti_key(self, jti: str) -> str:
+        return f"{self._prefix}revoked-jti:{jti}"
+
+    def _grant_key(self, grant_id: uuid.UUID | str) -> str:
+        return f"{self._prefix}grant-jti:{grant_id}"
+
+    async def revoke_jti(self, jti: str, *, exp: int, now: int) -> None:
+        """List ``jti`` until ``exp``; an already expired token is not listed."""
+        ttl = exp - now
+        if ttl >= _MIN_TTL:
+            await self._redis.set(self._jti_key(jti), b"1", ex=ttl)
+
+    async def is_revoked(self, jti: str) -> bool:
+        """One ``EXISTS`` round trip."""
+        return bool(await self._redis.exists(self._jti_key(jti)))
+
+    async def track_grant_jti(
+        self, grant_id: uuid.UUID | str, jti: str, *, exp: int, now: int
+    ) -> None:
+        """Remember that ``jti`` (valid until ``exp``) was issued under ``grant_id``."""
+        ttl = max(_MIN_TTL, exp - now)
+        key = self._grant_key(grant_id)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, jti, str(exp))
+            pipe.expire(key, ttl, gt=True)
+            pipe.expire(key, ttl, nx=True)
+            await pipe.execute()
+
+    async def revoke_grant(self, grant_id: uuid.UUID | str, *, now: int) -> int:
+        """List every still-valid access token issued under ``grant_id``; return how many."""
+        key = self._grant_key(grant_id)
+        issued = await self._redis.hgetall(key)
+        count = 0
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for raw_jti, raw_exp in issued.items():
+                jti = raw_jti.decode() if isinstance(raw_jti, bytes) else str(raw_jti)
+                ttl = int(raw_exp) - now
+                if ttl >= _MIN_TTL:
+                    pipe.set(self._jti_key(jti), b"1", ex=ttl)
+                    count += 1
+            pipe.delete(key)
+            await pipe.execute()
+        return count

@@ -1,0 +1,58 @@
+"""RFC 7636: S256 only, verifier shape, constant-time comparison."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+import pytest
+
+from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest
+from idp_common.protocol.rfc7636_pkce import s256_challenge, validate_code_challenge, verify_pkce
+
+VERIFIER = "dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk"
+CHALLENGE = (
+    base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).rstrip(b"=").decode()
+)
+
+
+def test_s256() -> None:
+    assert s256_challenge(VERIFIER) == CHALLENGE
+    verify_pkce(VERIFIER, CHALLENGE, "S256")
+
+
+@pytest.mark.parametrize(
+    ("verifier", "challenge", "method"),
+    [
+        (None, CHALLENGE, "S256"),
+        ("", CHALLENGE, "S256"),
+        (VERIFIER[:-1] + "Y", CHALLENGE, "S256"),
+        ("a" * 42, s256_challenge("a" * 42), "S256"),
+        ("a" * 129, s256_challenge("a" * 129), "S256"),
+        ("a" * 42 + "!", s256_challenge("a" * 42 + "!"), "S256"),
+        (VERIFIER, VERIFIER, "plain"),
+        (VERIFIER, CHALLENGE, None),
+    ],
+)
+def test_refusals(verifier: str | None, challenge: str, method: str | None) -> None:
+    with pytest.raises(InvalidGrant):
+        verify_pkce(verifier, challenge, method)
+
+
+@pytest.mark.parametrize(
+    ("challenge", "method", "ok"),
+    [
+        (CHALLENGE, "S256", True),
+        (CHALLENGE, "plain", False),
+        (CHALLENGE, None, False),
+        (None, "S256", False),
+        ("short", "S256", False),
+        (CHALLENGE + "=", "S256", False),
+    ],
+)
+def test_validate_code_challenge(challenge: str | None, method: str | None, ok: bool) -> None:
+    if ok:
+        validate_code_challenge(challenge, method)
+    else:
+        with pytest.raises(InvalidRequest):
+            validate_code_challenge(challenge, method)

@@ -1,0 +1,106 @@
+"""What every protocol handler of the token service reaches: settings, keys, storage,
+the revocation list and the in-process caches. One :class:`TokenContext` per worker,
+made on first use and kept in the app state; :class:`GrantDeps` adds the request's
+moment and caller address (STYLE.md §2: time is passed in).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from litestar.connection import ASGIConnection
+
+from idp_common.config import Settings
+from idp_common.crypto.keys import KeySet
+from idp_common.repos.clients import ClientRecord, get_client
+from idp_common.revocation import RevocationList
+from idp_common.web.resources import Resources
+from token_service.caches import TTLCache
+from token_service.queries import UserClaims, load_user_claims, scope_audiences
+
+#: Seconds a worker reuses a client record, a person's claims, a scope→API mapping.
+CLIENT_CACHE_SECONDS: Final = 5.0
+USER_CACHE_SECONDS: Final = 5.0
+AUDIENCE_CACHE_SECONDS: Final = 30.0
+_STATE_KEY: Final = "token_context"
+
+
+@dataclass
+class TokenContext:
+    resources: Resources
+    revocations: RevocationList
+    clients: TTLCache[str, ClientRecord] = field(
+        default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
+    )
+    users: TTLCache[uuid.UUID, UserClaims] = field(
+        default_factory=lambda: TTLCache(USER_CACHE_SECONDS, max_entries=16384)
+    )
+    audiences: TTLCache[tuple[str, ...], tuple[str, ...]] = field(
+        default_factory=lambda: TTLCache(AUDIENCE_CACHE_SECONDS)
+    )
+
+    @property
+    def settings(self) -> Settings:
+        return self.resources.settings
+
+    @property
+    def keys(self) -> KeySet:
+        return self.resources.keys
+
+    async def get_client(self, client_id: str) -> ClientRecord | None:
+        """The client, from the cache or one load (two indexed queries)."""
+
+        async def load() -> ClientRecord | None:
+            async with self.resources.sessions() as session:
+                return await get_client(session, client_id)
+
+        return await self.clients.get_or_load(client_id, load)
+
+    async def get_user_claims(self, user_id: uuid.UUID) -> UserClaims | None:
+        async def load() -> UserClaims | None:
+            async with self.resources.sessions() as session:
+                return await load_user_claims(session, user_id)
+
+        return await self.users.get_or_load(user_id, load)
+
+    async def audiences_for(self, scopes: list[str]) -> tuple[str, ...]:
+        """Audiences of the APIs owning ``scopes`` (sorted)."""
+        key = tuple(sorted(set(scopes)))
+        if not key:
+            return ()
+
+        async def load() -> tuple[str, ...]:
+            async with self.resources.sessions() as session:
+                return tuple(await scope_audiences(session, key))
+
+        found = await self.audiences.get_or_load(key, load)
+        return found or ()
+
+
+def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContext:
+    state = connection.app.state
+    context: TokenContext | None = state.get(_STATE_KEY)
+    if context is None:
+        resources: Resources = state.resources
+        context = TokenContext(
+            resources=resources,
+            revocations=RevocationList(resources.redis, resources.settings.redis_prefix),
+        )
+        state[_STATE_KEY] = context
+    return context
+
+
+@dataclass(frozen=True)
+class GrantDeps:
+    """One request's view: the worker's context, the moment, the caller's address."""
+
+    ctx: TokenContext
+    now: int
+    ip: str
+
+    @property
+    def now_dt(self) -> datetime:
+        return datetime.fromtimestamp(self.now, UTC)

@@ -1,0 +1,66 @@
+"""``POST /oauth2/token`` (RFC 6749 §3.2, §5).
+
+Order of checks: the per-address limit, the form (urlencoded only, no repeated
+parameter), ``grant_type`` present and supported, client authentication, the client's
+permission to use the grant, then the grant itself (``token_service.grants``). Success
+is the RFC 6749 §5.1 body, errors the §5.2 object; both ``no-store``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+from litestar import Controller, Request, Response, post
+
+from idp_common.protocol.rfc6749_errors import (
+    InvalidClient,
+    InvalidRequest,
+    UnauthorizedClient,
+    UnsupportedGrantType,
+)
+from idp_common.protocol.rfc8414_metadata import TOKEN_PATH
+from idp_common.web.caller import caller_ip
+from token_service.client_auth import authenticate_client
+from token_service.context import GrantDeps, token_context
+from token_service.forms import CLIENT_AUTH_FIELDS, TokenRequest, field_names, read_form, to_struct
+from token_service.grants import GRANTS
+from token_service.limits import enforce_token_limit
+from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
+
+_KNOWN: Final = field_names(TokenRequest)
+
+
+class TokenController(Controller):
+    tags = ["oauth2"]
+    exception_handlers = OAUTH_EXCEPTION_HANDLERS
+
+    @post(
+        TOKEN_PATH,
+        operation_id="token",
+        summary="Exchange a grant for tokens (RFC 6749 §3.2)",
+        status_code=200,
+    )
+    async def token(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
+        await enforce_token_limit(deps)
+        form = await read_form(request, _KNOWN)
+        grant_type = form.get("grant_type")
+        if grant_type is None:
+            raise InvalidRequest("grant_type is required")
+        client = await authenticate_client(
+            deps,
+            authorization=request.headers.get("authorization"),
+            client_id=form.get("client_id"),
+            client_secret=form.get("client_secret"),
+        )
+        grant = GRANTS.get(grant_type)
+        if grant is None:
+            raise UnsupportedGrantType(f"grant_type {grant_type} is not supported")
+        if grant.requires_client_auth and not client.is_confidential:
+            raise InvalidClient("this grant needs an authenticated confidential client")
+        if grant_type not in client.grant_types:
+            raise UnauthorizedClient(f"the client may not use {grant_type}")
+        allowed = grant.parameters | CLIENT_AUTH_FIELDS | {"grant_type"}
+        response = await grant.handle(to_struct(form, TokenRequest, allowed), client, deps)
+        return json_response(response)

@@ -1,0 +1,115 @@
+"""``GET`` and ``POST /oauth2/userinfo`` (OIDC Core §5.3, RFC 6750 §2).
+
+The access token comes in ``Authorization: Bearer`` or, for POST, as the form field
+``access_token`` (RFC 6750 §2.2); both at once is ``invalid_request`` (§2). It must be a
+valid access token of this provider for its API audience, not on the revocation list,
+and carry ``openid``.
+
+- no token: 401, ``WWW-Authenticate: Bearer realm="idp"`` (no error code, §3.1);
+- invalid, expired, revoked token, or one whose person no longer exists or is disabled:
+  401 ``invalid_token``;
+- a valid token without ``openid``: 403 ``insufficient_scope`` (RFC 6750 §3.1;
+  docs/decisions.md).
+
+Claims: ``sub`` always; ``email``, ``email_verified`` with ``email``; ``name``,
+``preferred_username``, ``picture``, ``updated_at`` with ``profile``; mapped profile fields
+with their ``claimScope``. The person is read through the worker's short cache, so a
+steady caller costs one Redis ``EXISTS`` and no Postgres query.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Final
+
+from litestar import Controller, Request, Response, route
+
+from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, verify_jwt
+from idp_common.crypto.jwt import InvalidToken as BadJwt
+from idp_common.protocol.constants import SCOPE_OPENID
+from idp_common.protocol.rfc6749_errors import (
+    InsufficientScope,
+    InvalidRequest,
+    InvalidToken,
+    bearer_required_challenge,
+)
+from idp_common.protocol.rfc8414_metadata import USERINFO_PATH
+from token_service.context import TokenContext, token_context
+from token_service.forms import UserinfoForm, field_names, is_form, read_form
+from token_service.issuance import released_claims
+from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
+
+_KNOWN: Final = field_names(UserinfoForm)
+
+
+class BearerTokenRequired(InvalidToken):
+    """RFC 6750 §3.1: a request without credentials gets a challenge without error."""
+
+    def __init__(self) -> None:
+        super().__init__("an access token is required")
+        self.headers["WWW-Authenticate"] = bearer_required_challenge()
+
+
+async def _presented_token(request: Request[Any, Any, Any]) -> str:
+    header = request.headers.get("authorization")
+    from_header: str | None = None
+    if header:
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise BearerTokenRequired()
+        from_header = value.strip()
+    from_form: str | None = None
+    if request.method == "POST" and is_form(request):
+        from_form = (await read_form(request, _KNOWN)).get("access_token")
+    if from_header and from_form:
+        raise InvalidRequest("the access token was sent in more than one way")
+    token = from_header or from_form
+    if not token:
+        raise BearerTokenRequired()
+    return token
+
+
+async def _claims(ctx: TokenContext, token: str, now: int) -> dict[str, Any]:
+    settings = ctx.settings
+    try:
+        claims = verify_jwt(
+            token,
+            ctx.keys,
+            issuer=settings.issuer,
+            audience=settings.api_audience,
+            now=now,
+            typ=TYP_ACCESS_TOKEN,
+        )
+    except BadJwt as exc:
+        raise InvalidToken(f"access token {exc.reason}") from exc
+    jti = claims.get("jti")
+    if not isinstance(jti, str) or await ctx.revocations.is_revoked(jti):
+        raise InvalidToken("access token revoked")
+    scopes = str(claims.get("scope", "")).split()
+    if SCOPE_OPENID not in scopes:
+        raise InsufficientScope(SCOPE_OPENID, "the access token does not carry openid")
+    try:
+        user_id = uuid.UUID(str(claims.get("sub")))
+    except ValueError as exc:
+        raise InvalidToken("the access token names no person") from exc
+    person = await ctx.get_user_claims(user_id)
+    if person is None or person.user.disabled:
+        raise InvalidToken("the person no longer exists")
+    return {"sub": str(user_id), **released_claims(person, scopes, settings.issuer_base)}
+
+
+class UserinfoController(Controller):
+    tags = ["oauth2"]
+    exception_handlers = OAUTH_EXCEPTION_HANDLERS
+
+    @route(
+        USERINFO_PATH,
+        http_method=["GET", "POST"],
+        operation_id="userinfo",
+        summary="Claims about the signed-in person (OIDC Core §5.3)",
+        status_code=200,
+    )
+    async def userinfo(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        token = await _presented_token(request)
+        return json_response(await _claims(token_context(request), token, int(time.time())))

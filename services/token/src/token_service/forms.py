@@ -1,0 +1,96 @@
+"""Reading OAuth request bodies once, into Structs (STYLE.md §2).
+
+- Only ``application/x-www-form-urlencoded`` bodies (RFC 6749 §3.2, §4.1.3; RFC 7662 §2.1;
+  RFC 7009 §2.1; RFC 6750 §2.2), UTF-8.
+- A recognised parameter given twice is refused (RFC 6749 §3.2); unknown parameters are
+  ignored (§3.1); a parameter with an empty value is treated as omitted (§3.1).
+- The Structs name every parameter an endpoint reads; nothing below the controller reads
+  the raw form.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TypeVar
+from urllib.parse import parse_qsl
+
+import msgspec
+from litestar import Request
+
+from idp_common.protocol.rfc6749_errors import InvalidRequest
+
+FORM_MEDIA_TYPE: Final = "application/x-www-form-urlencoded"
+_MAX_FIELDS: Final = 64
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+class TokenRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """RFC 6749 §4.1.3, §4.4.2, §6 and RFC 7636 §4.5 parameters of ``/oauth2/token``."""
+
+    grant_type: str | None = None
+    code: str | None = None
+    redirect_uri: str | None = None
+    code_verifier: str | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+
+
+class TokenHintRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """RFC 7662 §2.1 and RFC 7009 §2.1."""
+
+    token: str | None = None
+    token_type_hint: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+
+
+class UserinfoForm(msgspec.Struct, frozen=True, kw_only=True):
+    """RFC 6750 §2.2."""
+
+    access_token: str | None = None
+
+
+CLIENT_AUTH_FIELDS: Final = frozenset({"client_id", "client_secret"})
+
+
+def field_names(struct: type[msgspec.Struct]) -> frozenset[str]:
+    return frozenset(struct.__struct_fields__)
+
+
+def is_form(request: Request[Any, Any, Any]) -> bool:
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media_type == FORM_MEDIA_TYPE
+
+
+async def read_form(request: Request[Any, Any, Any], known: frozenset[str]) -> dict[str, str]:
+    """The recognised, non-empty parameters of a form body. Raises ``InvalidRequest``."""
+    if not is_form(request):
+        raise InvalidRequest(f"the request body must be {FORM_MEDIA_TYPE}")
+    body = await request.body()
+    try:
+        pairs = parse_qsl(
+            body.decode("utf-8"),
+            keep_blank_values=True,
+            errors="strict",
+            max_num_fields=_MAX_FIELDS,
+        )
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InvalidRequest("the request body is not a valid form") from exc
+    form: dict[str, str] = {}
+    seen: set[str] = set()
+    for name, value in pairs:
+        if name not in known:
+            continue
+        if name in seen:
+            raise InvalidRequest(f"parameter {name} is repeated")
+        seen.add(name)
+        if value:
+            form[name] = value
+    return form
+
+
+def to_struct(form: dict[str, str], struct: type[S], allowed: frozenset[str] | None = None) -> S:
+    """Build ``struct`` from ``form``, keeping only ``allowed`` names when given."""
+    data = form if allowed is None else {k: v for k, v in form.items() if k in allowed}
+    return msgspec.convert(data, struct)

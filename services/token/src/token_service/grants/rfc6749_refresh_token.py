@@ -1,0 +1,133 @@
+"""RFC 6749 §6 "Refreshing an Access Token", with rotation (DESIGN.md §2).
+
+    The authorization server MUST: require client authentication for confidential
+    clients [...], authenticate the client if client authentication is included and
+    ensure that the refresh token was issued to the authenticated client, and validate
+    the refresh token.
+
+    scope: OPTIONAL. The requested scope MUST NOT include any scope not originally
+    granted by the resource owner, and if omitted is treated as equal to the scope
+    originally granted by the resource owner.
+
+Every use spends the presented token and issues a new one in the same family, its parent
+the spent one, with the scope of the spent one (§6: "the refresh token scope MUST be
+identical"). Presenting a spent token again revokes the whole family and its grant's
+access tokens (RFC 9700 §4.14.2; spec part 3). The access token's scope may be narrowed,
+never widened; the person's current permissions bound it again, and a person who was
+disabled or deleted gets ``invalid_grant``. A new ID token (without ``nonce``) is
+returned when ``openid`` is in the scope (OIDC Core §12.2).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from idp_common.protocol.constants import GRANT_TYPE_REFRESH_TOKEN
+from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest, InvalidScope
+from idp_common.protocol.rfc6749_scope import narrow_scope, parse_scope
+from idp_common.repos.clients import ClientRecord
+from idp_common.repos.refresh_tokens import (
+    RefreshTokenRecord,
+    RefreshTokenReused,
+    issue_refresh_token,
+    rotate_refresh_token,
+)
+from idp_common.repos.users import effective_scopes
+from token_service.context import GrantDeps
+from token_service.forms import TokenRequest
+from token_service.issuance import Authorization, TokenResponse, issue_tokens, person_audiences
+from token_service.queries import UserClaims, load_user_claims
+
+
+def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:
+    """§6: omitted means the original scope; anything beyond it is ``invalid_scope``."""
+    if not requested:
+        return granted
+    extra = [value for value in requested if value not in granted]
+    if extra:
+        raise InvalidScope("scope exceeds what was originally granted")
+    return requested
+
+
+async def _rotate(
+    session: AsyncSession, token: str, client: ClientRecord, deps: GrantDeps
+) -> RefreshTokenRecord:
+    """Spend ``token``; on reuse also list the grant's access tokens as revoked."""
+    try:
+        return await rotate_refresh_token(session, token, client.pk, deps.now_dt, ip=deps.ip)
+    except RefreshTokenReused as reused:
+        if reused.grant_id is not None:
+            await deps.ctx.revocations.revoke_grant(reused.grant_id, now=deps.now)
+        raise
+
+
+class RefreshTokenGrant:
+    grant_type: ClassVar[str] = GRANT_TYPE_REFRESH_TOKEN
+    parameters: ClassVar[frozenset[str]] = frozenset({"refresh_token", "scope"})
+    requires_client_auth: ClassVar[bool] = False
+
+    async def handle(
+        self, req: TokenRequest, client: ClientRecord, deps: GrantDeps
+    ) -> TokenResponse:
+        if not req.refresh_token:
+            raise InvalidRequest("refresh_token is required")
+        requested = parse_scope(req.scope)
+        async with deps.ctx.resources.sessions() as session:
+            old = await _rotate(session, req.refresh_token, client, deps)
+            scopes = requested_scopes(requested, parse_scope(old.scope))
+            person: UserClaims | None = None
+            held: set[str] | None = None
+            if old.user_id is not None:
+                person = await load_user_claims(session, old.user_id)
+                if person is None or person.user.disabled:
+                    raise InvalidGrant("the person is no longer able to sign in")
+                held = await effective_scopes(session, old.user_id)
+            scopes = narrow_scope(scopes, client.scopes, held)
+            new_token = await issue_refresh_token(
+                session,
+                family_id=old.family_id,
+                grant_id=old.grant_id,
+                parent_id=old.id,
+                client_pk=client.pk,
+                user_id=old.user_id,
+                scope=old.scope,
+                session_sid=old.session_sid,
+                auth_time=old.auth_time,
+                acr=old.acr,
+                amr=old.amr,
+                now=deps.now_dt,
+            )
+            await session.commit()
+        if person is not None and old.user_id is not None:
+            deps.ctx.users.put(old.user_id, person)
+        auth = await _authorization(deps, client, old, scopes, person)
+        return await issue_tokens(deps, auth, refresh_token=new_token)
+
+
+async def _authorization(
+    deps: GrantDeps,
+    client: ClientRecord,
+    old: RefreshTokenRecord,
+    scopes: list[str],
+    person: UserClaims | None,
+) -> Authorization:
+    audiences = await deps.ctx.audiences_for(scopes)
+    if old.user_id is not None:
+        subject = str(old.user_id)
+        audiences = tuple(person_audiences(deps.ctx.settings.api_audience, audiences))
+    else:
+        subject = client.client_id
+    return Authorization(
+        subject=subject,
+        client_id=client.client_id,
+        scopes=scopes,
+        audiences=audiences,
+        auth_time=int(old.auth_time.timestamp()) if old.auth_time else None,
+        acr=old.acr,
+        amr=old.amr,
+        sid=old.session_sid,
+        grant_id=old.grant_id,
+        user=person,
+    )

@@ -1,0 +1,134 @@
+"""What a token is, for introspection (RFC 7662) and revocation (RFC 7009).
+
+A JWT (three dot-separated parts) is taken for an access token, anything else for an
+opaque refresh token; ``token_type_hint`` only decides which lookup runs first (RFC 7662
+§2.1, RFC 7009 §2.1: the server extends its search when the hint is wrong).
+
+Access tokens are checked offline: a signature by one of the provider's keys, ``typ``
+``at+jwt``, the issuer, not expired; the audience is not checked (the caller is the
+client the token was issued to, not a resource server), so the token's own ``aud`` is
+passed to the verifier. Then the Redis revocation list. Postgres is not touched.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import datetime
+from typing import Any
+
+from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
+from idp_common.protocol.constants import TOKEN_TYPE_BEARER
+from idp_common.repos.clients import ClientRecord
+from idp_common.repos.refresh_tokens import RefreshTokenRecord, get_refresh_token, revoke_token
+from token_service.context import GrantDeps
+
+INACTIVE: dict[str, Any] = {"active": False}
+
+
+def looks_like_jwt(token: str) -> bool:
+    return token.count(".") == 2
+
+
+def _claimed_audience(token: str) -> str | None:
+    """The first ``aud`` of an unverified token, only to tell the verifier what to expect."""
+    try:
+        segment = token.split(".")[1]
+        payload = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
+    except (ValueError, binascii.Error, IndexError, UnicodeDecodeError):
+        return None
+    aud = payload.get("aud") if isinstance(payload, dict) else None
+    if isinstance(aud, list) and aud and isinstance(aud[0], str):
+        return aud[0]
+    return aud if isinstance(aud, str) else None
+
+
+def verify_access_token(deps: GrantDeps, token: str) -> dict[str, Any] | None:
+    """The claims of a valid access token of this provider (any audience), else None."""
+    audience = _claimed_audience(token)
+    if audience is None:
+        return None
+    try:
+        return verify_jwt(
+            token,
+            deps.ctx.keys,
+            issuer=deps.ctx.settings.issuer,
+            audience=audience,
+            now=deps.now,
+            typ=TYP_ACCESS_TOKEN,
+        )
+    except InvalidToken:
+        return None
+
+
+async def introspect_access_token(
+    deps: GrantDeps, token: str, client: ClientRecord
+) -> dict[str, Any]:
+    claims = verify_access_token(deps, token)
+    if claims is None or claims.get("client_id") != client.client_id:
+        return INACTIVE
+    jti = claims.get("jti")
+    if not isinstance(jti, str) or await deps.ctx.revocations.is_revoked(jti):
+        return INACTIVE
+    answer: dict[str, Any] = {"active": True, "token_type": TOKEN_TYPE_BEARER}
+    for name in ("scope", "client_id", "sub", "aud", "iss", "exp", "iat", "jti"):
+        if name in claims:
+            answer[name] = claims[name]
+    for name in ("auth_time", "acr", "amr", "sid"):
+        if name in claims:
+            answer[name] = claims[name]
+    return answer
+
+
+def _epoch(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def refresh_token_answer(row: RefreshTokenRecord, client: ClientRecord) -> dict[str, Any]:
+    answer: dict[str, Any] = {
+        "active": True,
+        "token_type": "refresh_token",
+        "scope": row.scope,
+        "client_id": client.client_id,
+        "iat": _epoch(row.issued_at),
+        "exp": _epoch(row.expires_at),
+        "sub": str(row.user_id) if row.user_id else client.client_id,
+    }
+    if row.auth_time is not None:
+        answer["auth_time"] = _epoch(row.auth_time)
+    return answer
+
+
+async def introspect_refresh_token(
+    deps: GrantDeps, token: str, client: ClientRecord
+) -> dict[str, Any]:
+    async with deps.ctx.resources.sessions() as session:
+        row = await get_refresh_token(session, token)
+    if row is None or row.client_pk != client.pk or not row.is_active(deps.now_dt):
+        return INACTIVE
+    return refresh_token_answer(row, client)
+
+
+async def revoke_access_token(deps: GrantDeps, token: str, client: ClientRecord) -> bool:
+    """List the token's ``jti`` until it expires; False when it is not this client's."""
+    claims = verify_access_token(deps, token)
+    if claims is None or claims.get("client_id") != client.client_id:
+        return False
+    jti, exp = claims.get("jti"), claims.get("exp")
+    if not isinstance(jti, str) or not isinstance(exp, int):
+        return False
+    await deps.ctx.revocations.revoke_jti(jti, exp=exp, now=deps.now)
+    return True
+
+
+async def revoke_refresh_token(deps: GrantDeps, token: str, client: ClientRecord) -> bool:
+    """Revoke the token's family and its grant's access tokens (RFC 7009 §2.1)."""
+    async with deps.ctx.resources.sessions() as session:
+        row = await revoke_token(session, token, client.pk, deps.now_dt)
+        await session.commit()
+    if row is None:
+        return False
+    if row.grant_id is not None:
+        await deps.ctx.revocations.revoke_grant(row.grant_id, now=deps.now)
+    return True

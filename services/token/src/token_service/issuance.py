@@ -1,0 +1,175 @@
+"""Building and signing what the token endpoint returns.
+
+- Access token: RFC 9068 JWT (``typ: at+jwt``), RS256; ``aud`` is the provider's API
+  audience (``{issuer}/api``) for tokens about a person, plus the audiences of the other
+  APIs whose scopes were granted; a string when there is one (RFC 7519 §4.1.3).
+- ID token: OIDC Core §2 (``typ: JWT``) with ``nonce`` (code grant only), ``sid`` (the
+  code's session reference), ``at_hash``, ``auth_time``, ``acr``, ``amr`` and the claims
+  the granted scopes release (as for userinfo, :func:`released_claims`).
+- :class:`TokenResponse`: RFC 6749 §5.1 body.
+
+Signing happens after the grant's transaction has committed, so no database connection
+is held while the CPU signs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+
+from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, TYP_JWT, access_token_claims, sign_jwt
+from idp_common.protocol.constants import (
+    ACR_ONE_FACTOR,
+    SCOPE_EMAIL,
+    SCOPE_OPENID,
+    SCOPE_PROFILE,
+    TOKEN_TYPE_BEARER,
+)
+from idp_common.protocol.oidc_core_claims import id_token_claims
+from idp_common.protocol.rfc6749_scope import format_scope
+from token_service.context import GrantDeps
+from token_service.queries import MappedClaim, UserClaims
+
+#: Public address of a profile photo (spec part 2 "Built-in person facts").
+AVATAR_PATH: Final = "/media/avatars/"
+
+
+class TokenResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """RFC 6749 §5.1 (and OIDC Core §3.1.3.3 ``id_token``)."""
+
+    access_token: str
+    token_type: str
+    expires_in: int
+    scope: str
+    id_token: str | None = None
+    refresh_token: str | None = None
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """What a grant decided: who, for which client, which scopes, how they signed in."""
+
+    subject: str
+    client_id: str
+    scopes: list[str]
+    audiences: Sequence[str]
+    auth_time: int | None = None
+    acr: str | None = None
+    amr: Sequence[str] | None = None
+    sid: str | None = None
+    grant_id: uuid.UUID | None = None
+    user: UserClaims | None = None
+    nonce: str | None = None
+
+
+def audience_claim(audiences: Sequence[str]) -> str | list[str]:
+    unique = list(dict.fromkeys(audiences))
+    return unique[0] if len(unique) == 1 else unique
+
+
+def person_audiences(api_audience: str, other: Sequence[str]) -> list[str]:
+    """The provider's API first, then every other API whose scope was granted."""
+    return list(dict.fromkeys([api_audience, *other]))
+
+
+def _mapped_value(claim: MappedClaim) -> Any:
+    """Spec part 2 rule 10: text stored, typed at the edge."""
+    if claim.data_type == "integer":
+        try:
+            return int(claim.value)
+        except ValueError:
+            return claim.value
+    if claim.data_type == "boolean":
+        return claim.value.lower() == "true"
+    return claim.value
+
+
+def released_claims(
+    person: UserClaims, scopes: Collection[str], issuer_base: str
+) -> dict[str, Any]:
+    """OIDC Core §5.4: ``email`` releases email and email_verified; ``profile`` releases
+    name, preferred_username, picture (the public photo URL) and updated_at; a mapped
+    profile field is released when its ``claimScope`` was granted (spec part 2)."""
+    user = person.user
+    claims: dict[str, Any] = {}
+    if SCOPE_EMAIL in scopes:
+        claims["email"] = user.email
+        claims["email_verified"] = user.email_verified
+    if SCOPE_PROFILE in scopes:
+        if user.display_name:
+            claims["name"] = user.display_name
+        if user.username:
+            claims["preferred_username"] = user.username
+        if user.picture:
+            claims["picture"] = f"{issuer_base}{AVATAR_PATH}{user.picture}"
+        claims["updated_at"] = int(user.updated_at.timestamp())
+    for claim in person.mapped:
+        if claim.scope in scopes and claim.name not in claims:
+            claims[claim.name] = _mapped_value(claim)
+    return claims
+
+
+def sign_access_token(deps: GrantDeps, auth: Authorization) -> tuple[str, str, int]:
+    """(token, jti, exp)."""
+    settings = deps.ctx.settings
+    jti = uuid.uuid4().hex
+    claims = access_token_claims(
+        issuer=settings.issuer,
+        subject=auth.subject,
+        audience="",
+        client_id=auth.client_id,
+        scope=auth.scopes,
+        now=deps.now,
+        jti=jti,
+        ttl=settings.access_token_ttl,
+        auth_time=auth.auth_time,
+        acr=auth.acr,
+        amr=auth.amr,
+        sid=auth.sid,
+    )
+    claims["aud"] = audience_claim(auth.audiences)
+    return sign_jwt(claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN), jti, claims["exp"]
+
+
+def sign_id_token(deps: GrantDeps, auth: Authorization, access_token: str) -> str:
+    settings = deps.ctx.settings
+    extra = released_claims(auth.user, auth.scopes, settings.issuer_base) if auth.user else None
+    claims = id_token_claims(
+        issuer=settings.issuer,
+        subject=auth.subject,
+        client_id=auth.client_id,
+        now=deps.now,
+        ttl=settings.access_token_ttl,
+        auth_time=auth.auth_time if auth.auth_time is not None else deps.now,
+        acr=auth.acr or ACR_ONE_FACTOR,
+        amr=auth.amr or (),
+        nonce=auth.nonce,
+        sid=auth.sid,
+        access_token=access_token,
+        extra=extra,
+    )
+    return sign_jwt(claims, deps.ctx.keys, typ=TYP_JWT)
+
+
+async def issue_tokens(
+    deps: GrantDeps, auth: Authorization, *, refresh_token: str | None = None
+) -> TokenResponse:
+    """Sign the access token (and the ID token when ``openid`` was granted) and remember
+    the access token's ``jti`` under its grant, so that a code replay or a refresh-token
+    reuse can revoke it."""
+    access_token, jti, exp = sign_access_token(deps, auth)
+    id_token = sign_id_token(deps, auth, access_token) if SCOPE_OPENID in auth.scopes else None
+    if auth.grant_id is not None:
+        await deps.ctx.revocations.track_grant_jti(auth.grant_id, jti, exp=exp, now=deps.now)
+    return TokenResponse(
+        access_token=access_token,
+        token_type=TOKEN_TYPE_BEARER,
+        expires_in=exp - deps.now,
+        scope=format_scope(auth.scopes),
+        id_token=id_token,
+        refresh_token=refresh_token,
+    )

@@ -1,0 +1,73 @@
+"""One error mapping for the ``/oauth2/*`` endpoints (STYLE.md §6).
+
+Every failure becomes the RFC 6749 §5.2 error object as ``application/json`` with
+``Cache-Control: no-store`` and ``Pragma: no-cache`` (§5.1, §5.2), plus the error's own
+headers (``WWW-Authenticate``, ``Retry-After``). Litestar's own HTTP errors (a body too
+large, ...) keep their status as ``invalid_request``; anything unexpected is logged with
+its stack and answered ``server_error`` without detail. Controllers set
+``exception_handlers = OAUTH_EXCEPTION_HANDLERS``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+from litestar.types import ExceptionHandlersMap
+
+from idp_common.protocol.rfc6749_errors import InvalidRequest, OAuth2Error, ServerError
+
+log = logging.getLogger("idp.oauth2")
+
+JSON: Final = "application/json"
+#: RFC 6749 §5.1: responses carrying tokens (and their errors) must not be cached.
+NO_STORE: Final = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+
+def json_response(body: Any, status_code: int = 200) -> Response[bytes]:
+    """``body`` encoded with msgspec, ``no-store``."""
+    return Response(
+        content=msgspec.json.encode(body),
+        status_code=status_code,
+        media_type=JSON,
+        headers=dict(NO_STORE),
+    )
+
+
+def oauth_error_response(exc: OAuth2Error) -> Response[bytes]:
+    return Response(
+        content=msgspec.json.encode(exc.to_body()),
+        status_code=exc.status_code,
+        media_type=JSON,
+        headers={**NO_STORE, **exc.headers},
+    )
+
+
+def _oauth_error(_: Request[Any, Any, Any], exc: OAuth2Error) -> Response[bytes]:
+    return oauth_error_response(exc)
+
+
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    if exc.status_code >= 500:
+        return _unexpected(request, exc)
+    error = InvalidRequest(str(exc.detail))
+    response = oauth_error_response(error)
+    response.status_code = exc.status_code
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return oauth_error_response(ServerError())
+
+
+OAUTH_EXCEPTION_HANDLERS: Final[ExceptionHandlersMap] = {
+    OAuth2Error: _oauth_error,
+    HTTPException: _http_error,
+    Exception: _unexpected,
+}

@@ -1,0 +1,194 @@
+/**
+ * The sign-in API on the same origin (DESIGN.md §2, "Wire contracts"). JSON in, JSON
+ * out; errors are RFC 9457 problem+json. Every call sends the `svc_session` cookie
+ * (`credentials: "same-origin"`): the response that completes authentication sets it.
+ */
+
+const BASE = "/api/v1/auth";
+
+export type Step = "password" | "totp" | "consent" | "done";
+
+export interface ScopeInfo {
+  value: string;
+  description: string;
+}
+
+export interface Challenge {
+  id: string;
+  kind: "login" | "consent";
+  next: Step;
+  client: { client_id: string; name: string };
+  loginHint: string | null;
+  scopes: ScopeInfo[];
+}
+
+/** The answer of each sign-in step: go to `redirectTo` when present, else show `next`. */
+export interface StepResult {
+  next: Step;
+  redirectTo?: string;
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface Problem {
+  title?: string;
+  detail?: string;
+  code?: string;
+  errors?: FieldError[];
+}
+
+/** The API answered with an error status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem,
+    /** Seconds from `Retry-After` (429), or `null` when absent. */
+    readonly retryAfter: number | null,
+  ) {
+    super(`HTTP ${status}`);
+    this.name = "ApiError";
+  }
+}
+
+/** The request never got an answer (offline, proxy down) or the answer was not JSON. */
+export class NetworkError extends Error {
+  constructor() {
+    super("network failure");
+    this.name = "NetworkError";
+  }
+}
+
+const STEPS: readonly string[] = ["password", "totp", "consent", "done"];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function asStep(value: unknown): Step {
+  if (typeof value !== "string" || !STEPS.includes(value)) {
+    throw new NetworkError();
+  }
+  return value as Step;
+}
+
+/** `Retry-After` as seconds: either delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(header: string | null, now: number = Date.now()): number | null {
+  if (header === null) {
+    return null;
+  }
+  const value = header.trim();
+  if (/^\d+$/.test(value)) {
+    return Number(value);
+  }
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+async function readProblem(response: Response): Promise<Problem> {
+  try {
+    const body: unknown = await response.json();
+    if (!isRecord(body)) {
+      return {};
+    }
+    const problem: Problem = {};
+    if (typeof body.title === "string") problem.title = body.title;
+    if (typeof body.detail === "string") problem.detail = body.detail;
+    if (typeof body.code === "string") problem.code = body.code;
+    if (Array.isArray(body.errors)) {
+      problem.errors = body.errors.filter(
+        (e): e is FieldError =>
+          isRecord(e) && typeof e.field === "string" && typeof e.message === "string",
+      );
+    }
+    return problem;
+  } catch {
+    return {};
+  }
+}
+
+async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  const init: RequestInit = { method, headers, credentials: "same-origin", cache: "no-store" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(BASE + path, init);
+  } catch {
+    throw new NetworkError();
+  }
+  if (!response.ok) {
+    throw new ApiError(
+      response.status,
+      await readProblem(response),
+      parseRetryAfter(response.headers.get("Retry-After")),
+    );
+  }
+  return response;
+}
+
+async function json(response: Response): Promise<Record<string, unknown>> {
+  try {
+    const body: unknown = await response.json();
+    if (isRecord(body)) {
+      return body;
+    }
+  } catch {
+    // fall through
+  }
+  throw new NetworkError();
+}
+
+async function step(path: string, body: unknown): Promise<StepResult> {
+  const data = await json(await call("POST", path, body));
+  const result: StepResult = { next: asStep(data.next) };
+  if (typeof data.redirectTo === "string") {
+    result.redirectTo = data.redirectTo;
+  }
+  return result;
+}
+
+export async function getChallenge(id: string): Promise<Challenge> {
+  const data = await json(await call("GET", `/challenge/${encodeURIComponent(id)}`));
+  const client = isRecord(data.client) ? data.client : {};
+  const scopes = Array.isArray(data.scopes) ? data.scopes : [];
+  return {
+    id,
+    kind: data.kind === "consent" ? "consent" : "login",
+    next: asStep(data.next),
+    client: {
+      client_id: typeof client.client_id === "string" ? client.client_id : "",
+      name: typeof client.name === "string" ? client.name : "",
+    },
+    loginHint: typeof data.loginHint === "string" ? data.loginHint : null,
+    scopes: scopes
+      .filter(isRecord)
+      .map((s) => ({
+        value: typeof s.value === "string" ? s.value : "",
+        description: typeof s.description === "string" ? s.description : "",
+      })),
+  };
+}
+
+export const login = (challenge: string, email: string, password: string) =>
+  step("/login", { challenge, email, password });
+
+export const totp = (challenge: string, code: string) => step("/totp", { challenge, code });
+
+export const consent = (challenge: string, approve: boolean) =>
+  step("/consent", { challenge, approve });
+
+/** 202 whatever the address: the page always shows the same answer. */
+export async function requestPasswordReset(email: string): Promise<void> {
+  await call("POST", "/password-reset", { email });
+}
+
+/** 204 on success; 422 names `password` when the policy refuses it. */
+export async function confirmPasswordReset(token: string, password: string): Promise<void> {
+  await call("POST", "/password-reset/confirm", { token, password });
+}

@@ -1,0 +1,24 @@
+/** Wording shared by the screens: one place for the texts a person reads. */
+import { ApiError, NetworkError } from "./api";
+
+export const WRONG_CREDENTIALS = "Email or password is incorrect";
+
+/** The message for a 429, with the wait taken from `Retry-After`. */
+export function tooManyAttempts(seconds: number | null): string {
+  if (seconds === null) {
+    return "Too many attempts. Wait a moment, then try again.";
+  }
+  const unit = seconds === 1 ? "second" : "seconds";
+  return `Too many attempts. Try again in ${seconds} ${unit}.`;
+}
+
+/** A message for an error that no screen handles specifically. */
+export function genericMessage(error: unknown): string {
+  if (error instanceof NetworkError) {
+    return "We could not reach the server. Check your connection and try again.";
+  }
+  if (error instanceof ApiError && error.status === 429) {
+    return tooManyAttempts(error.retryAfter);
+  }
+  return "Something went wrong on our side. Try again in a moment.";
+}

@@ -1,0 +1,39 @@
+/** Step "totp": the 6-digit one-time code from the person's authenticator app. */
+import { ApiError, totp } from "../api";
+import { Field, Form, button, showScreen } from "../dom";
+import type { SignInFlow } from "../signin";
+import { clientLine } from "./client";
+
+export function showTotp(flow: SignInFlow): void {
+  const code = new Field({
+    name: "code",
+    label: "One-time code",
+    inputmode: "numeric",
+    autocomplete: "one-time-code",
+    hint: "Open your authenticator app and enter the 6-digit code it shows.",
+    spellcheck: false,
+  });
+  code.input.setAttribute("pattern", "[0-9]*");
+
+  const form = new Form([code], [button("Verify")], async (form) => {
+    form.clearErrors();
+    const value = code.value.replace(/\s+/g, "");
+    if (!/^\d{6}$/.test(value)) {
+      form.showFieldErrors([{ field: "code", message: "Enter the 6-digit code" }]);
+      return false;
+    }
+    try {
+      return await flow.advance(await totp(flow.challenge.id, value));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
+        code.input.value = "";
+        form.showError("That code is not correct. Check your authenticator app and try again.", [code.input]);
+      } else {
+        flow.fail(error, form);
+      }
+      return false;
+    }
+  });
+
+  showScreen("totp", "Enter your code", clientLine("to continue to", flow.challenge), form.element);
+}

@@ -1,0 +1,97 @@
+/**
+ * The sign-in flow for one challenge (`/auth/login?challenge=<id>`, DESIGN.md §2
+ * "Sign-in"): read the challenge, show its next step, and after each step either follow
+ * the API's `redirectTo` or show the step it names. The challenge id stays in memory.
+ */
+import { ApiError, NetworkError, getChallenge, type Challenge, type Step, type StepResult } from "./api";
+import type { Form } from "./dom";
+import { genericMessage } from "./messages";
+import { showConsent } from "./screens/consent";
+import { showLogin } from "./screens/login";
+import { showDone, showErrorPage } from "./screens/message";
+import { showTotp } from "./screens/totp";
+
+/** Statuses that mean the challenge is unknown, expired or already used. */
+const GONE = new Set([400, 404, 410]);
+
+export class SignInFlow {
+  constructor(public challenge: Challenge) {}
+
+  show(step: Step): void {
+    switch (step) {
+      case "password":
+        showLogin(this);
+        break;
+      case "totp":
+        showTotp(this);
+        break;
+      case "consent":
+        showConsent(this);
+        break;
+      case "done":
+        showDone();
+        break;
+    }
+  }
+
+  /**
+   * Acts on a step's answer. Returns true when the browser is navigating away (the
+   * caller's buttons then stay disabled).
+   */
+  async advance(result: StepResult): Promise<boolean> {
+    if (result.redirectTo !== undefined) {
+      return redirect(result.redirectTo);
+    }
+    if (result.next === "consent") {
+      // The scopes to show are the challenge's current ones: read them again.
+      this.challenge = await getChallenge(this.challenge.id);
+    }
+    this.show(result.next);
+    return false;
+  }
+
+  /** Handles the errors every step shares: expired challenge, 422, 429, network. */
+  fail(error: unknown, form: Form): void {
+    if (error instanceof ApiError && GONE.has(error.status)) {
+      showErrorPage("expired");
+    } else if (error instanceof ApiError && error.status === 422 && error.problem.errors?.length) {
+      form.showFieldErrors(error.problem.errors);
+    } else {
+      form.showError(genericMessage(error));
+    }
+  }
+}
+
+/** Goes to `target` (the authorization endpoint, or the client with an error). */
+function redirect(target: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(target, window.location.href);
+  } catch {
+    showErrorPage("unexpected");
+    return false;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    showErrorPage("unexpected");
+    return false;
+  }
+  window.location.assign(url.href);
+  return true;
+}
+
+export async function startSignIn(challengeId: string): Promise<void> {
+  let challenge: Challenge;
+  try {
+    challenge = await getChallenge(challengeId);
+  } catch (error) {
+    if (error instanceof ApiError && GONE.has(error.status)) {
+      showErrorPage("expired");
+    } else if (error instanceof NetworkError) {
+      showErrorPage("network");
+    } else {
+      showErrorPage("unexpected");
+    }
+    return;
+  }
+  new SignInFlow(challenge).show(challenge.next);
+}
