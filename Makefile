@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit
+.PHONY: help up down test check unit bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -16,3 +16,6 @@ test: ## the whole test suite (lint, types, unit, integration, end-to-end)
 
 check: ## lint, types, import rules and the unit tests only
 	@uv run --frozen ruff check . && uv run --frozen mypy && uv run --frozen lint-imports && uv run --frozen pytest -q libs/common/tests/unit
+
+bench: ## throughput/latency of the token and sign-in endpoints on an isolated stack
+	@bash bench/run.sh

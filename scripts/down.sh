@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stop what scripts/up.sh started: the proxy, the five services, and the Redis or NATS
+# Stop what scripts/up.sh started: the proxy, the five services, the mail catcher, and the Redis or NATS
 # server it had to start itself. PostgreSQL and servers that were already running stay.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +23,7 @@ if [ -f "$RUN/proxy.pid" ]; then
   stop_pid proxy
 fi
 for name in token admin entity authui-api logout-dispatcher; do stop_pid "$name"; done
+stop_pid mail-catcher
 
 if [ -f "$RUN/started-infra" ]; then
   grep -qx redis "$RUN/started-infra" && { say "stopping Redis"; redis-cli -p 6379 shutdown nosave >/dev/null 2>&1 || true; }

@@ -2,7 +2,8 @@
 # Set up and start the whole stack on this machine: installs what is missing, reuses the
 # PostgreSQL, Redis and NATS already listening on their default ports, migrates, creates
 # a signing key if none exists, seeds, creates an administrator, starts the five
-# services and the proxy, and prints the URL and the administrator's credentials.
+# services, the proxy and a local mail catcher, and prints the URL and the
+# administrator's credentials.
 # Running it again changes nothing and prints the same.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -36,11 +37,15 @@ SVC_SMTP_URL=smtp://127.0.0.1:1025
 SVC_KEY_DIR=$VAR/keys
 SVC_FORWARDED_ALLOW_IPS=127.0.0.1/32
 SVC_AVATAR_MAX_BYTES=5242880
+SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
 SVC_ADMIN_EMAIL=admin@example.com
 SVC_ADMIN_PASSWORD=$admin_password
 ENV
   )
 fi
+# Settings added by later releases are appended to an existing var/idp.env.
+grep -q '^SVC_SECRETS_KEY=' "$VAR/idp.env" || \
+  echo "SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" >> "$VAR/idp.env"
 set -a; . "$VAR/idp.env"; set +a
 IDP="$ROOT/.venv/bin/idp"
 
@@ -76,6 +81,17 @@ for name in token admin entity authui-api logout-dispatcher; do
   echo $! > "$RUN/$name.pid"
 done
 
+# --- local mail catcher: reset links land in var/mail/*.eml (SVC_SMTP_URL's default port) --
+if ! running mail-catcher; then
+  if listening 1025; then
+    say "port 1025 is taken: not starting the mail catcher (mail goes to what listens there)"
+  else
+    say "starting the mail catcher on 127.0.0.1:1025 (var/mail/)"
+    setsid nohup "$IDP" mail-catcher --port 1025 --dir "$VAR/mail" >> "$LOG/mail-catcher.log" 2>&1 < /dev/null &
+    echo $! > "$RUN/mail-catcher.pid"
+  fi
+fi
+
 if ! running proxy; then
   listening "$PROXY_PORT" && die "port $PROXY_PORT (for the proxy) is taken by another program"
   say "starting the proxy on $LISTEN"
@@ -108,5 +124,6 @@ The identity provider is running.
   Discovery:      $SVC_ISSUER/.well-known/openid-configuration
   Administrator:  $SVC_ADMIN_EMAIL
   Password:       $admin_password_line
+  Mail:           var/mail/    (messages the provider sends, as .eml files)
   Logs:           var/log/     Stop: make down
 DONE

@@ -138,8 +138,10 @@ def _failed(item: pytest.Item) -> bool:
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Module-scoped on purpose: while Playwright's sync API runs, it keeps an event loop
+    marked as running in the main thread, which would break every async test after it."""
     _wait_for_chromium()
     with sync_playwright() as playwright:
         # launch() gives each browser a fresh temporary profile (user data dir).

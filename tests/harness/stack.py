@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 import httpx
 
 from idp_common.crypto.keys import generate_key_file
+from idp_common.crypto.secretbox import generate_key as generate_secrets_key
 from tests.harness import infra
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,10 +117,17 @@ class Stack:
         return process
 
     def start_service(
-        self, name: str, overrides: dict[str, str] | None = None, port: int | None = None
+        self,
+        name: str,
+        overrides: dict[str, str] | None = None,
+        port: int | None = None,
+        workers: int | None = None,
     ) -> Process:
+        """``idp serve NAME``; ``workers`` adds ``--workers N`` (default: the tool's, one)."""
         port = port or infra.free_port()
         command = [sys.executable, "-m", "idp_common.cli", "serve", name, "--port", str(port)]
+        if workers is not None:
+            command += ["--workers", str(workers)]
         return self.spawn(name, command, port, {**self.env, **(overrides or {})})
 
     def start_proxy(
@@ -191,12 +200,16 @@ def new_stack(base_dir: Path) -> Stack:
         "SVC_AVATAR_MAX_BYTES": str(5 * 1024 * 1024),
         "SVC_AUTH_FAIL_PER_IP": "20",
         "SVC_LOG_LEVEL": "WARNING",
+        "SVC_SECRETS_KEY": generate_secrets_key(),
     }
     return Stack(run_id, work_dir, db_name, env, proxy_port, ports)
 
 
-def start_stack(stack: Stack) -> None:
-    """Database, two signing keys (an older and a newer), migrate, seed, services, proxy."""
+def start_stack(stack: Stack, workers: Mapping[str, int] | None = None) -> None:
+    """Database, two signing keys (an older and a newer), migrate, seed, services, proxy.
+
+    ``workers`` maps a service name to its Granian worker count (others: one worker).
+    """
     infra.run(infra.create_database(stack.db_name))
     now = datetime.now(UTC)
     generate_key_file(stack.key_dir, now=now - timedelta(days=1), bits=2048)
@@ -205,7 +218,11 @@ def start_stack(stack: Stack) -> None:
         result = stack.idp(*args)
         if result.returncode != 0:
             raise RuntimeError(f"idp {args[0]} failed:\n{result.stdout}\n{result.stderr}")
-    started = [stack.start_service(name, port=stack.service_ports[name]) for name in SERVICES]
+    counts = workers or {}
+    started = [
+        stack.start_service(name, port=stack.service_ports[name], workers=counts.get(name))
+        for name in SERVICES
+    ]
     proxy = stack.start_proxy(port=stack.proxy_port)
     for process in started:
         stack.wait_until_up(process)

@@ -12,7 +12,6 @@ subprocess with only ``SVC_*`` variables chosen here.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -66,12 +65,8 @@ Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine on a private loop (never touches the test session's loop)."""
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coro)
-    finally:
-        loop.close()
+    """Run a coroutine in a thread of its own (never touches the test session's loop)."""
+    return infra.run(coro)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@
     idp cleanup                   delete codes and refresh tokens past expiry + 1 hour
     idp serve SERVICE             run a service under Granian after checking the settings
     idp check-settings            validate SVC_* settings and print every problem
+    idp mail-catcher [--port 1025] [--dir var/mail]   local SMTP server writing .eml files
 
 Every command reads the same ``SVC_*`` settings as the services. ``seed`` and
 ``create-admin`` are idempotent.
@@ -24,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from idp_common.config import Settings, SettingsError, load_settings
+from idp_common.crypto.keys import DEFAULT_RSA_BITS
 
 SERVICES = {
     "token": "token_service.app:create_app",
@@ -160,6 +162,13 @@ def cmd_check_settings(settings: Settings, _: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mail_catcher(_: Settings, args: argparse.Namespace) -> int:
+    from idp_common.mailcatcher import serve
+
+    asyncio.run(serve(args.host, args.port, Path(args.dir)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="idp", description="Identity provider operator tool")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     keys = sub.add_parser("keys", help="signing keys").add_subparsers(dest="keys", required=True)
     p = keys.add_parser("generate", help="write a new RSA signing key")
     p.add_argument("--if-missing", action="store_true", help="only when no key exists")
-    p.add_argument("--bits", type=int, default=3072)
+    p.add_argument("--bits", type=int, default=DEFAULT_RSA_BITS)
     p.set_defaults(func=cmd_keys_generate)
     keys.add_parser("list", help="list keys and their kid").set_defaults(func=cmd_keys_list)
     sub.add_parser("seed", help="seed the scope catalogue").set_defaults(func=cmd_seed)
@@ -185,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1)
     p.set_defaults(func=cmd_serve)
     sub.add_parser("check-settings", help="validate settings").set_defaults(func=cmd_check_settings)
+    p = sub.add_parser("mail-catcher", help="local SMTP server writing each message to a file")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=1025)
+    p.add_argument("--dir", default="var/mail", help="directory of the .eml files")
+    p.set_defaults(func=cmd_mail_catcher)
     return parser
 
 

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.protocol.constants import (
     ACCESS_TOKEN_TTL_SECONDS,
@@ -60,6 +61,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_url: str = "smtp://127.0.0.1:1025"
     smtp_from: str = "Identity provider <no-reply@localhost>"
     key_dir: str = "var/keys"
+    secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
 
     access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS
     token_per_ip: int = TOKEN_PER_IP_LIMIT  # spec §8 TOKEN_PER_IP, per minute
@@ -76,6 +78,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def issuer_base(self) -> str:
         return self.issuer.rstrip("/")
+
+    @property
+    def secrets_key_bytes(self) -> bytes | None:
+        """The decoded secrets key (validated at start-up), or None when unset."""
+        return parse_key(self.secrets_key) if self.secrets_key else None
 
     @property
     def api_audience(self) -> str:
@@ -112,7 +119,7 @@ def _field_kind(annotation: Any) -> type:
 def _read_raw(name: str, env: Mapping[str, str], problems: list[str]) -> str | None:
     key = PREFIX + name.upper()
     file_key = key + "_FILE"
-    if file_key in env:
+    if env.get(file_key):  # an empty *_FILE counts as unset
         try:
             return Path(env[file_key]).read_text().strip()
         except OSError as exc:
@@ -215,6 +222,11 @@ def _validate_services(settings: Settings) -> list[str]:
     ):
         if getattr(settings, name) <= 0:
             problems.append(f"SVC_{name.upper()}: must be positive")
+    if settings.secrets_key:
+        try:
+            parse_key(settings.secrets_key)
+        except ValueError as exc:
+            problems.append(str(exc))
     if settings.cleanup_interval < 0:
         problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
     if settings.dependency_timeout <= 0:

@@ -43,6 +43,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "smtp_url": ("smtps://mail.internal:465", "smtps://mail.internal:465"),
     "smtp_from": ("Example <no-reply@example.com>", "Example <no-reply@example.com>"),
     "key_dir": ("/etc/idp/keys", "/etc/idp/keys"),
+    "secrets_key": ("A" * 43, "A" * 43),
     "access_token_ttl": ("300", 300),
     "token_per_ip": ("60", 60),
     "reset_per_ip": ("5", 5),
@@ -334,6 +335,7 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_RESET_PER_IP", "-1"),
         ("SVC_AUTH_FAIL_PER_IP", "0"),
         ("SVC_DEPENDENCY_TIMEOUT", "0"),
+        ("SVC_SECRETS_KEY", "too-short"),
     ],
 )
 def test_other_rules(name: str, raw: str) -> None:

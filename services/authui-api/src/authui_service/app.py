@@ -2,9 +2,39 @@
 
 from __future__ import annotations
 
+from typing import cast
+
+from litestar import Litestar, Router
+
+from authui_service.context import STATE_KEY, SigninContext
+from authui_service.controllers.reset import PasswordResetController
+from authui_service.controllers.signin import SigninController
+from authui_service.csrf import allowed_origins, same_site_json
+from authui_service.throttle import AccountThrottle
 from idp_common.config import Settings, load_settings
+from idp_common.sessions import SessionStore
 from idp_common.web.app_factory import ServiceApp, create_service_app
+from idp_common.web.resources import open_resources
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
-    return create_service_app(settings or load_settings(), name="authui-api", route_handlers=[])
+    settings = settings or load_settings()
+    resources = open_resources(settings)
+    context = SigninContext(
+        settings=settings,
+        resources=resources,
+        store=SessionStore(resources.redis, settings.redis_prefix),
+        throttle=AccountThrottle(resources.redis, settings.redis_prefix),
+        secrets_key=settings.secrets_key_bytes,
+        allowed_origins=allowed_origins(settings),
+    )
+    api = Router(
+        path="/",
+        route_handlers=[SigninController, PasswordResetController],
+        guards=[same_site_json],
+    )
+    service = create_service_app(
+        settings, name="authui-api", route_handlers=[api], resources=resources
+    )
+    cast(Litestar, service.app).state[STATE_KEY] = context
+    return service

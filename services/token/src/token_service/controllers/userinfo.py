@@ -106,7 +106,7 @@ class UserinfoController(Controller):
     @route(
         USERINFO_PATH,
         http_method=["GET", "POST"],
-        operation_id="userinfo",
+        operation_id=lambda _handler, method, _path: f"userinfo{method.title()}",
         summary="Claims about the signed-in person (OIDC Core §5.3)",
         status_code=200,
     )

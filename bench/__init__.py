@@ -1,0 +1,1 @@
+"""Throughput and latency benchmark of the token and sign-in endpoints (``bash bench/run.sh``)."""

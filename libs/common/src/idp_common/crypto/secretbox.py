@@ -1,0 +1,134 @@
+"""Encryption of secrets stored in the database: TOTP secrets, face templates (DESIGN.md §2).
+
+AES-256-GCM (NIST SP 800-38D) from ``cryptography``, one 32-byte key for the deployment.
+
+Sealed value (``bytes``, stored in a ``bytea`` column)::
+
+    version (1 byte, 0x01) | key id (4 bytes) | nonce (12 bytes, random) | ciphertext+tag
+
+- The key id is the first 4 bytes of SHA-256 of the key: a later rotation can keep the old
+  key for reading and pick it by id; today one key is accepted and a value sealed under
+  another key is refused (:class:`SecretboxError`).
+- ``context`` is GCM's associated data: it binds a sealed value to the row it belongs to,
+  so a ciphertext copied onto another person's row does not open. The conventions are
+  the helpers below (``totp_context(user_id)`` for ``totp_credentials.secret_encrypted``,
+  ``face_context(user_id)`` for ``face_templates.template_encrypted``). What is sealed
+  for TOTP is the base32 secret as ASCII (what ``pyotp.TOTP`` takes).
+- A random 96-bit nonce per value: safe far beyond the number of values a deployment
+  seals under one key (NIST SP 800-38D §8.3 bounds it at 2^32 invocations).
+
+The key: ``SVC_SECRETS_KEY`` (or ``SVC_SECRETS_KEY_FILE``), 32 random bytes in base64 or
+base64url (``python -c "from idp_common.crypto.secretbox import generate_key;
+print(generate_key())"``). :func:`load_secrets_key` reads it; it belongs in ``Settings``
+(``secrets_key``) and will move there: until then, call it once at start-up and pass the
+key on. Without a key, nothing sealed can be read: the features that need it answer 503.
+Losing the key makes every stored TOTP secret unreadable (people enrol again).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+__all__ = [
+    "SECRETS_KEY_ENV",
+    "SecretboxError",
+    "face_context",
+    "generate_key",
+    "key_id",
+    "load_secrets_key",
+    "open_sealed",
+    "parse_key",
+    "seal",
+    "totp_context",
+]
+
+SECRETS_KEY_ENV: Final = "SVC_SECRETS_KEY"
+VERSION: Final = b"\x01"
+KEY_BYTES: Final = 32
+NONCE_BYTES: Final = 12
+_KID_BYTES: Final = 4
+_HEADER: Final = 1 + _KID_BYTES + NONCE_BYTES
+
+
+class SecretboxError(Exception):
+    """A value that does not open: wrong key, wrong context, truncated or altered."""
+
+
+def generate_key() -> str:
+    """A fresh key in the form ``SVC_SECRETS_KEY`` takes (base64url, no padding)."""
+    return base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).rstrip(b"=").decode()
+
+
+def parse_key(text: str) -> bytes:
+    """Decode a base64 or base64url key of exactly 32 bytes; ValueError otherwise."""
+    raw = text.strip()
+    padded = raw + "=" * (-len(raw) % 4)
+    try:
+        key = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"{SECRETS_KEY_ENV}: not base64") from exc
+    if len(key) != KEY_BYTES:
+        raise ValueError(f"{SECRETS_KEY_ENV}: must decode to {KEY_BYTES} bytes, got {len(key)}")
+    return key
+
+
+def load_secrets_key(env: Mapping[str, str] | None = None) -> bytes | None:
+    """The key from ``SVC_SECRETS_KEY`` or the file ``SVC_SECRETS_KEY_FILE`` names.
+
+    None when neither is set; ValueError when set but unusable (a deployment mistake the
+    caller reports at start-up).
+    """
+    source = os.environ if env is None else env
+    file_name = source.get(SECRETS_KEY_ENV + "_FILE")
+    if file_name:
+        try:
+            text = Path(file_name).read_text()
+        except OSError as exc:
+            raise ValueError(f"{SECRETS_KEY_ENV}_FILE: cannot read {file_name!r}") from exc
+        return parse_key(text)
+    text = source.get(SECRETS_KEY_ENV, "")
+    return parse_key(text) if text.strip() else None
+
+
+def key_id(key: bytes) -> bytes:
+    return hashlib.sha256(key).digest()[:_KID_BYTES]
+
+
+def seal(plaintext: bytes, *, key: bytes, context: bytes) -> bytes:
+    """Encrypt and authenticate ``plaintext``, bound to ``context``."""
+    nonce = secrets.token_bytes(NONCE_BYTES)
+    sealed = AESGCM(key).encrypt(nonce, plaintext, context)
+    return VERSION + key_id(key) + nonce + sealed
+
+
+def open_sealed(blob: bytes, *, key: bytes, context: bytes) -> bytes:
+    """The plaintext :func:`seal` sealed under ``key`` and ``context``; SecretboxError else."""
+    if len(blob) < _HEADER + 16 or blob[:1] != VERSION:
+        raise SecretboxError("not a sealed value of a known version")
+    if blob[1 : 1 + _KID_BYTES] != key_id(key):
+        raise SecretboxError("sealed under another key")
+    nonce = blob[1 + _KID_BYTES : _HEADER]
+    try:
+        return AESGCM(key).decrypt(nonce, blob[_HEADER:], context)
+    except InvalidTag as exc:
+        raise SecretboxError("does not open (altered, or another context)") from exc
+
+
+def totp_context(user_id: object) -> bytes:
+    """Associated data of a person's TOTP secret (``totp_credentials.secret_encrypted``)."""
+    return f"idp:totp:{user_id}".encode()
+
+
+def face_context(user_id: object) -> bytes:
+    """Associated data of a person's face template (``face_templates.template_encrypted``)."""
+    return f"idp:face:{user_id}".encode()

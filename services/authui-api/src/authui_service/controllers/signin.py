@@ -1,0 +1,288 @@
+"""``/api/v1/auth/challenge/{id}``, ``/login``, ``/totp``, ``/consent`` (DESIGN.md "Wire
+contracts": the shapes are fixed there)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from litestar import Controller, Request, Response, get, post
+
+from authui_service import flow
+from authui_service.context import SigninContext, context_of
+from authui_service.rules import challenge_kind, error_redirect
+from authui_service.schemas import (
+    ChallengeRead,
+    ClientInfo,
+    ConsentBody,
+    LoginBody,
+    ScopeInfo,
+    StepAnswer,
+    TotpBody,
+)
+from authui_service.store import get_totp, set_password_hash, use_totp_step
+from authui_service.totp import match_totp_step
+from idp_common.audit import AuditEntry, write_audit
+from idp_common.crypto.passwords import (
+    hash_password_async,
+    needs_rehash,
+    verify_password_async,
+    verify_password_dummy_async,
+)
+from idp_common.crypto.secretbox import SecretboxError, open_sealed, totp_context
+from idp_common.errors import (
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    ServiceUnavailable,
+    Unauthenticated,
+)
+from idp_common.protocol.constants import (
+    ACR_ONE_FACTOR,
+    ACR_TWO_FACTOR,
+    AMR_MFA,
+    AMR_OTP,
+    AMR_PASSWORD,
+    OIDC_SCOPE_DESCRIPTIONS,
+    SESSION_COOKIE_NAME,
+)
+from idp_common.repos.clients import scope_descriptions
+from idp_common.repos.consents import grant_consent
+from idp_common.repos.users import (
+    UserRecord,
+    get_password_hash,
+    get_user,
+    get_user_by_email,
+    has_confirmed_totp,
+)
+from idp_common.sessions import Challenge
+from idp_common.web.caller import caller_ip
+
+log = logging.getLogger("idp.signin")
+AnyRequest = Request[Any, Any, Any]
+MAX_WRONG_CODES = 5
+WRONG_CREDENTIALS = "wrong email or password"
+
+
+def _answer(finished: flow.Finished) -> Response[StepAnswer]:
+    headers = {"Set-Cookie": finished.set_cookie} if finished.set_cookie else None
+    return Response(finished.answer, status_code=200, headers=headers)
+
+
+class SigninController(Controller):
+    path = "/api/v1/auth"
+    tags = ["sign-in"]
+
+    @get("/challenge/{challenge_id:str}", operation_id="getChallenge")
+    async def get_challenge(self, request: AnyRequest, challenge_id: str) -> ChallengeRead:
+        """Read a pending login or consent challenge (404 when unknown or expired)."""
+        ctx = context_of(request)
+        challenge = await ctx.store.get_challenge(challenge_id)
+        if challenge is None:
+            raise NotFound(
+                "no such sign-in request, or it expired", code="auth.challenge_not_found"
+            )
+        client = await flow.load_client(ctx, challenge)
+        async with ctx.resources.sessions() as db:
+            known = await scope_descriptions(db, list(challenge.scopes))
+        scopes = [
+            ScopeInfo(value, known.get(value) or OIDC_SCOPE_DESCRIPTIONS.get(value) or value)
+            for value in challenge.scopes
+        ]
+        return ChallengeRead(
+            id=challenge.id,
+            kind=challenge_kind(challenge.step),
+            next=challenge.step,
+            client=ClientInfo(client.client_id, client.name),
+            login_hint=challenge.login_hint,
+            scopes=scopes,
+        )
+
+    @post("/login", operation_id="login", status_code=200)
+    async def login(self, request: AnyRequest, data: LoginBody) -> Response[StepAnswer]:
+        """Sign in with a password: 401 alike for a wrong password and an unknown account."""
+        ctx = context_of(request)
+        await ctx.limit_signin(caller_ip(request))
+        challenge = await flow.load_challenge(ctx, data.challenge, "password")
+        account = data.email.strip().lower()
+        await _check_throttle(ctx, request, account, challenge)
+        user = await _verify_password(ctx, request, account, data.password, challenge)
+        challenge.user_id = str(user.id)
+        challenge.auth_time = int(time.time())
+        challenge.amr = [AMR_PASSWORD]
+        challenge.acr = ACR_ONE_FACTOR
+        async with ctx.resources.sessions() as db:
+            second_factor = await has_confirmed_totp(db, user.id)
+        if second_factor:
+            challenge.step = "totp"
+            await ctx.store.save_challenge(challenge)
+            return Response(StepAnswer(next="totp"), status_code=200)
+        return _answer(await flow.finish_authentication(ctx, request, challenge, user))
+
+    @post("/totp", operation_id="verifyTotp", status_code=200)
+    async def totp(self, request: AnyRequest, data: TotpBody) -> Response[StepAnswer]:
+        """Verify the code of the person's authenticator (±1 step, never the same step twice)."""
+        ctx = context_of(request)
+        await ctx.limit_signin(caller_ip(request))
+        challenge = await flow.load_challenge(ctx, data.challenge, "totp")
+        if ctx.secrets_key is None:
+            raise ServiceUnavailable(
+                "one-time codes cannot be checked: SVC_SECRETS_KEY is not configured",
+                code="auth.totp_unavailable",
+            )
+        async with ctx.resources.sessions() as db:
+            user = await get_user(db, flow.user_uuid(challenge))
+        if user is None or user.disabled:
+            await ctx.store.delete_challenge(challenge.id)
+            raise Unauthenticated("sign in again", code="auth.challenge_ended")
+        await _check_throttle(ctx, request, user.email.lower(), challenge)
+        if not await _code_accepted(ctx, user, data.code, ctx.secrets_key):
+            await _wrong_code(ctx, request, challenge, user)
+        await ctx.throttle.clear(user.email.lower())
+        challenge.amr = [AMR_PASSWORD, AMR_OTP, AMR_MFA]
+        challenge.acr = ACR_TWO_FACTOR
+        return _answer(await flow.finish_authentication(ctx, request, challenge, user))
+
+    @post("/consent", operation_id="consent", status_code=200)
+    async def consent(self, request: AnyRequest, data: ConsentBody) -> StepAnswer:
+        """Approve (remembered per person and client) or deny the requested scopes."""
+        ctx = context_of(request)
+        challenge = await flow.load_challenge(ctx, data.challenge, "consent")
+        session = await ctx.store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+        if session is None or session.sid != challenge.session_sid:
+            raise PermissionDenied(
+                "this browser is not signed in for this request", code="auth.session_mismatch"
+            )
+        client = await flow.load_client(ctx, challenge)
+        entry = AuditEntry(
+            action="consent.granted" if data.approve else "consent.denied",
+            status_code=200,
+            ip=caller_ip(request),
+            actor=challenge.user_id,
+            target_type="client",
+            target=client.client_id,
+            detail={"scopes": list(challenge.scopes)},
+        )
+        async with ctx.resources.sessions.begin() as db:
+            if data.approve:
+                await grant_consent(db, flow.user_uuid(challenge), client.pk, challenge.scopes)
+            write_audit(db, entry)
+        if data.approve:
+            challenge.step = "done"
+            await ctx.store.save_challenge(challenge)
+            return flow.done(ctx, challenge)
+        await ctx.store.delete_challenge(challenge.id)
+        target = error_redirect(
+            challenge.redirect_uri,
+            error="access_denied",
+            state=challenge.state,
+            issuer=ctx.settings.issuer,
+        )
+        return StepAnswer(next="done", redirect_to=target)
+
+
+async def _check_throttle(
+    ctx: SigninContext, request: AnyRequest, account: str, challenge: Challenge
+) -> None:
+    """429 while the account waits out its growing delay (alike for unknown accounts)."""
+    wait = await ctx.throttle.retry_after(account, time.time())
+    if wait:
+        await flow.audit(
+            ctx,
+            request,
+            AuditEntry(
+                action="login.throttled",
+                status_code=429,
+                actor=challenge.user_id,
+                target_type="client",
+                target=challenge.client_id,
+                detail={"retry_after": wait},
+            ),
+        )
+        raise RateLimited(
+            "too many failed sign-ins for this account; wait and try again",
+            retry_after=wait,
+            code="auth.account_throttled",
+        )
+
+
+async def _verify_password(
+    ctx: SigninContext, request: AnyRequest, account: str, password: str, challenge: Challenge
+) -> UserRecord:
+    """The person, or 401 after the same work whether the account exists or not."""
+    async with ctx.resources.sessions() as db:
+        user = await get_user_by_email(db, account)
+        stored = None if user is None else await get_password_hash(db, user.id)
+    if stored is None:
+        matched = await verify_password_dummy_async(password)
+    else:
+        matched = await verify_password_async(stored, password)
+    if user is not None and matched and not user.disabled:
+        await ctx.throttle.clear(account)
+        if stored is not None and needs_rehash(stored):
+            new_hash = await hash_password_async(password)
+            async with ctx.resources.sessions.begin() as db:
+                await set_password_hash(db, user.id, new_hash)
+        return user
+    await ctx.throttle.record_failure(account, time.time())
+    reason = "unknown_account" if user is None else "disabled" if user.disabled else "password"
+    await flow.audit(
+        ctx,
+        request,
+        AuditEntry(
+            action="login.failed",
+            status_code=401,
+            actor=None if user is None else str(user.id),
+            target_type="client",
+            target=challenge.client_id,
+            detail={"reason": reason},
+        ),
+    )
+    raise Unauthenticated(WRONG_CREDENTIALS, code="auth.invalid_credentials")
+
+
+async def _code_accepted(ctx: SigninContext, user: UserRecord, code: str, key: bytes) -> bool:
+    async with ctx.resources.sessions.begin() as db:
+        credential = await get_totp(db, user.id)
+        if credential is None or not credential.confirmed:
+            return False
+        try:
+            secret = open_sealed(
+                credential.secret_encrypted, key=key, context=totp_context(user.id)
+            ).decode("ascii")
+            step = match_totp_step(
+                secret, code, now=time.time(), last_used_step=credential.last_used_step
+            )
+        except (SecretboxError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            log.error("TOTP secret of %s is unusable: %s", user.id, exc)
+            raise ServiceUnavailable(
+                "one-time codes cannot be checked right now", code="auth.totp_unavailable"
+            ) from exc
+        return step is not None and await use_totp_step(db, user.id, step)
+
+
+async def _wrong_code(
+    ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord
+) -> None:
+    """Count the failure; the fifth ends the challenge (the person starts again)."""
+    challenge.failed_codes += 1
+    await ctx.throttle.record_failure(user.email.lower(), time.time())
+    ended = challenge.failed_codes >= MAX_WRONG_CODES
+    await flow.audit(
+        ctx,
+        request,
+        AuditEntry(
+            action="totp.failed",
+            status_code=401,
+            actor=str(user.id),
+            target_type="client",
+            target=challenge.client_id,
+            detail={"failures": challenge.failed_codes, "challenge_ended": ended},
+        ),
+    )
+    if ended:
+        await ctx.store.delete_challenge(challenge.id)
+        raise Unauthenticated("too many wrong codes; sign in again", code="auth.challenge_ended")
+    await ctx.store.save_challenge(challenge)
+    raise Unauthenticated("wrong code", code="auth.invalid_code")

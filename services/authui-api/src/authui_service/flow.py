@@ -1,0 +1,128 @@
+"""The steps of a sign-in challenge (DESIGN.md "Sign-in"): load it at the expected step,
+finish authentication (a new browser session, the cookie, consent or done), audit.
+
+Contract with ``/oauth2/authorize`` (``idp_common.sessions``): when the challenge is
+``done`` it carries ``user_id``, ``auth_time``, ``amr``, ``acr`` and ``session_sid`` = the
+sid of the session whose cookie this API set; authorize consumes it and checks the cookie.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from litestar import Request
+
+from authui_service.context import SigninContext
+from authui_service.rules import needs_consent, resume_url, session_cookie
+from authui_service.schemas import StepAnswer
+from idp_common.audit import AuditEntry, record_audit, write_audit
+from idp_common.errors import Conflict, NotFound
+from idp_common.protocol.constants import SESSION_COOKIE_NAME
+from idp_common.repos.clients import ClientRecord, get_client
+from idp_common.repos.consents import get_consented_scopes
+from idp_common.repos.users import UserRecord
+from idp_common.session_end import end_sessions
+from idp_common.sessions import Challenge, Step
+from idp_common.web.caller import caller_ip
+
+log = logging.getLogger("idp.signin")
+AnyRequest = Request[Any, Any, Any]
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What completing a step answers: the body and, when a session started, its cookie."""
+
+    answer: StepAnswer
+    set_cookie: str | None = None
+
+
+async def load_challenge(ctx: SigninContext, challenge_id: str, step: Step) -> Challenge:
+    """The live challenge at ``step``: 404 when unknown or expired, 409 at another step."""
+    challenge = await ctx.store.get_challenge(challenge_id)
+    if challenge is None:
+        raise NotFound("no such sign-in request, or it expired", code="auth.challenge_not_found")
+    if challenge.step != step:
+        raise Conflict(
+            f"this sign-in request is at step {challenge.step!r}, not {step!r}",
+            code="auth.wrong_step",
+        )
+    return challenge
+
+
+async def load_client(ctx: SigninContext, challenge: Challenge) -> ClientRecord:
+    async with ctx.resources.sessions() as db:
+        client = await get_client(db, challenge.client_id)
+    if client is None:  # deleted while the person was signing in
+        await ctx.store.delete_challenge(challenge.id)
+        raise NotFound("no such sign-in request, or it expired", code="auth.challenge_not_found")
+    return client
+
+
+def done(ctx: SigninContext, challenge: Challenge) -> StepAnswer:
+    return StepAnswer(next="done", redirect_to=resume_url(ctx.settings.issuer, challenge.id))
+
+
+async def audit(ctx: SigninContext, request: AnyRequest, entry: AuditEntry) -> None:
+    """Record a decision in a transaction of its own, with the caller's address."""
+    await record_audit(
+        ctx.resources.sessions, msgspec.structs.replace(entry, ip=caller_ip(request))
+    )
+
+
+async def finish_authentication(
+    ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord
+) -> Finished:
+    """Every factor is verified: end this browser's previous session, start a new one (a new
+    id at every sign-in), then consent or done. ``challenge`` carries amr/acr/auth_time."""
+    client = await load_client(ctx, challenge)
+    previous = await ctx.store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    async with ctx.resources.sessions.begin() as db:
+        if previous is not None:
+            await end_sessions(
+                db, ctx.store, [previous], reason="replaced", nats_prefix=ctx.settings.nats_prefix
+            )
+        cookie_value, session = await ctx.store.create_session(
+            user_id=str(user.id),
+            auth_time=challenge.auth_time or int(time.time()),
+            amr=list(challenge.amr),
+            acr=challenge.acr or "",
+            ip=caller_ip(request),
+            user_agent=request.headers.get("user-agent"),
+        )
+        challenge.session_sid = session.sid
+        consented = await get_consented_scopes(db, user.id, client.pk)
+        ask = needs_consent(
+            skip_consent=client.skip_consent,
+            requested=challenge.scopes,
+            consented=consented,
+            prompt=challenge.prompt,
+        )
+        challenge.step = "consent" if ask else "done"
+        await ctx.store.save_challenge(challenge)
+        write_audit(db, _signed_in(request, challenge, user))
+    answer = StepAnswer(next="consent") if ask else done(ctx, challenge)
+    return Finished(answer, session_cookie(cookie_value, secure=ctx.settings.is_prod))
+
+
+def _signed_in(request: AnyRequest, challenge: Challenge, user: UserRecord) -> AuditEntry:
+    return AuditEntry(
+        action="login.succeeded",
+        status_code=200,
+        ip=caller_ip(request),
+        actor=str(user.id),
+        target_type="client",
+        target=challenge.client_id,
+        detail={"amr": list(challenge.amr), "acr": challenge.acr, "sid": challenge.session_sid},
+    )
+
+
+def user_uuid(challenge: Challenge) -> uuid.UUID:
+    if challenge.user_id is None:
+        raise Conflict("this sign-in request has no person yet", code="auth.wrong_step")
+    return uuid.UUID(challenge.user_id)

@@ -1,0 +1,77 @@
+"""Request and response bodies of the sign-in API (DESIGN.md "Wire contracts": fixed)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from idp_common.password_policy import MAX_LENGTH as PASSWORD_MAX_LENGTH
+
+ChallengeId = Annotated[str, Meta(min_length=1, max_length=100)]
+Email = Annotated[str, Meta(min_length=1, max_length=320)]
+# Sign-in accepts what was once a valid password; a generous cap bounds hashing work.
+Password = Annotated[str, Meta(min_length=1, max_length=1024)]
+NewPassword = Annotated[str, Meta(max_length=PASSWORD_MAX_LENGTH * 4)]
+Next = Literal["password", "totp", "consent", "done"]
+
+
+class LoginBody(msgspec.Struct, frozen=True):
+    challenge: ChallengeId
+    email: Email
+    password: Password
+
+
+class TotpBody(msgspec.Struct, frozen=True):
+    challenge: ChallengeId
+    code: Annotated[str, Meta(min_length=1, max_length=20)]
+
+
+class ConsentBody(msgspec.Struct, frozen=True):
+    challenge: ChallengeId
+    approve: bool
+
+
+class ResetRequestBody(msgspec.Struct, frozen=True):
+    email: Email
+
+
+class ResetConfirmBody(msgspec.Struct, frozen=True):
+    token: Annotated[str, Meta(min_length=1, max_length=200)]
+    password: NewPassword
+
+
+class StepAnswer(msgspec.Struct, frozen=True, omit_defaults=True):
+    """``{next, redirectTo?}``: ``redirectTo`` when the browser leaves the sign-in page."""
+
+    next: Next
+    redirect_to: str | None = msgspec.field(default=None, name="redirectTo")
+
+
+class ClientInfo(msgspec.Struct, frozen=True):
+    client_id: str
+    name: str
+
+
+class ScopeInfo(msgspec.Struct, frozen=True):
+    value: str
+    description: str
+
+
+class ChallengeRead(msgspec.Struct, frozen=True):
+    id: str
+    kind: Literal["login", "consent"]
+    next: Next
+    client: ClientInfo
+    login_hint: str | None = msgspec.field(name="loginHint")
+    scopes: list[ScopeInfo]
+
+
+class ResetAccepted(msgspec.Struct, frozen=True):
+    """The one answer to every reset request."""
+
+    detail: str = (
+        "If an account uses this address, a link to set a new password is on its way. "
+        "It works once, for 30 minutes."
+    )
