@@ -60,12 +60,10 @@ fi
 "$IDP" seed
 admin_out=$("$IDP" create-admin)
 echo "$admin_out" | sed 's/^\(  password:\).*/\1 (see below)/'
-case "$admin_out" in *"administrator created"*) touch "$VAR/admin-created" ;; esac
-if [ -f "$VAR/admin-created" ]; then
-  admin_password_line="$SVC_ADMIN_PASSWORD"
-else  # the account predates this checkout's var/: its password is not ours to print
-  admin_password_line="(unchanged: $SVC_ADMIN_EMAIL existed before; \`idp create-admin --email NEW\` adds another)"
-fi
+case "$admin_out" in
+  *"administrator created"*|*"configured password signs in"*) admin_password_line="$SVC_ADMIN_PASSWORD" ;;
+  *) admin_password_line="(not the one in var/idp.env: $SVC_ADMIN_EMAIL existed before; \`idp create-admin --email NEW\` adds another)" ;;
+esac
 
 # --- services and proxy ---------------------------------------------------------------
 running() {  # running NAME: its pid file names a live process

@@ -406,8 +406,13 @@ def test_create_admin_from_settings(db: Database, cli: Cli, seeded: str) -> None
     again = cli(
         "create-admin", SVC_ADMIN_EMAIL=email.upper(), SVC_ADMIN_PASSWORD="other-password-1"
     )
-    assert "already exists" in again.stdout
+    assert "already exists; nothing changed" in again.stdout
     assert "other-password-1" not in again.stdout
+    assert admin_state(db) == before
+    # make up prints the configured password only when it really signs in.
+    same = cli("create-admin", SVC_ADMIN_EMAIL=email, SVC_ADMIN_PASSWORD=password)
+    assert "already exists (the configured password signs in)" in same.stdout
+    assert password not in same.stdout
     assert admin_state(db) == before
 
 

@@ -104,7 +104,7 @@ def cmd_seed(settings: Settings, _: argparse.Namespace) -> int:
 
 
 def cmd_create_admin(settings: Settings, args: argparse.Namespace) -> int:
-    from idp_common.seed import create_admin
+    from idp_common.seed import admin_password_matches, create_admin
 
     email = args.email or os.environ.get("SVC_ADMIN_EMAIL") or "admin@example.com"
     password = args.password or _secret_from_env("SVC_ADMIN_PASSWORD")
@@ -120,6 +120,8 @@ def cmd_create_admin(settings: Settings, args: argparse.Namespace) -> int:
             f"create-admin: administrator created\n  email:    {email}\n"
             f"  password: {password_shown}"
         )
+    elif password and asyncio.run(admin_password_matches(settings, email=email, password=password)):
+        print(f"create-admin: {email} already exists (the configured password signs in)")
     else:
         print(f"create-admin: {email} already exists; nothing changed")
     return 0

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from idp_common.audit import AuditEntry, write_audit
 from idp_common.cleanup import delete_expired
 from idp_common.config import Settings
-from idp_common.crypto.passwords import hash_password_async
+from idp_common.crypto.passwords import hash_password_async, verify_password_async
 from idp_common.db.engine import create_engine, create_session_factory
 from idp_common.db.models import (
     Api,
@@ -220,6 +220,20 @@ async def create_admin(
 
     result: tuple[bool, str | None] = await _in_transaction(settings, work)
     return result
+
+
+async def admin_password_matches(settings: Settings, *, email: str, password: str) -> bool:
+    """Whether ``password`` signs in as the account ``email`` (for ``make up``'s summary)."""
+
+    async def work(session: AsyncSession) -> str | None:
+        return await session.scalar(
+            select(PasswordCredential.hash)
+            .join(User, User.id == PasswordCredential.user_id)
+            .where(func.lower(User.email) == email.lower())
+        )
+
+    stored: str | None = await _in_transaction(settings, work)
+    return stored is not None and await verify_password_async(stored, password)
 
 
 async def cleanup_expired(settings: Settings, *, now: datetime) -> dict[str, int]:
