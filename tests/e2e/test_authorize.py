@@ -161,9 +161,10 @@ def test_without_session_the_person_is_sent_to_sign_in(
     location = response.headers["location"]
     assert location.startswith(stack.issuer + "/auth/login?challenge=")
     challenge = query_of(response)["challenge"]
-    page = proxy.get(f"/api/v1/auth/challenge/{challenge}")
-    if page.status_code == 200:  # the sign-in API reads the same challenge
-        assert page.json()["loginHint"] == "ann@example.com"
+    page = proxy.get(f"/api/v1/auth/challenge/{challenge}")  # the sign-in API reads it
+    assert page.status_code == 200
+    assert page.json()["loginHint"] == "ann@example.com"
+    assert page.json()["next"] == "password"
 
 
 def test_post_is_accepted_like_get(
@@ -230,8 +231,24 @@ def test_session_without_consent_goes_to_the_consent_step(
     response = proxy.get("/oauth2/authorize", params=params(app), headers=signed_in(stack, person))
     assert response.headers["location"].startswith(stack.issuer + "/auth/login?challenge=")
     page = proxy.get(f"/api/v1/auth/challenge/{query_of(response)['challenge']}")
-    if page.status_code == 200:
-        assert page.json()["next"] == "consent"
+    assert page.status_code == 200
+    assert page.json()["next"] == "consent"
+
+
+def test_remembered_consent_skips_the_screen_unless_prompt_consent(
+    proxy: httpx.Client, stack: Stack, app: records.TestClient
+) -> None:
+    person = records.create_user(stack)
+    records.give_consent(stack, app.client_id, person.id, ["openid", "profile"])
+    cookies = signed_in(stack, person)
+    remembered = proxy.get("/oauth2/authorize", params=params(app), headers=cookies)
+    assert "code" in query_of(remembered)
+    asked = proxy.get("/oauth2/authorize", params=params(app, prompt="consent"), headers=cookies)
+    assert "challenge" in query_of(asked)
+    page = proxy.get(f"/api/v1/auth/challenge/{query_of(asked)['challenge']}")
+    assert page.json()["next"] == "consent"
+    silent = proxy.get("/oauth2/authorize", params=params(app, prompt="none"), headers=cookies)
+    assert "code" in query_of(silent)
 
 
 @pytest.mark.parametrize("prompt", ["login", "select_account"])

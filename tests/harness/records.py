@@ -29,6 +29,7 @@ from idp_common.db.models import (
     User,
     UserScope,
 )
+from idp_common.repos.consents import grant_consent
 from idp_common.repos.refresh_tokens import issue_refresh_token
 from idp_common.sessions import BrowserSession, SessionStore
 from tests.harness import infra
@@ -265,3 +266,20 @@ def session_exists(stack: Stack, sid: str) -> bool:
             await redis.aclose()
 
     return infra.run(check())
+
+
+async def _grant_consent(stack: Stack, client_id: str, user_id: str, scopes: list[str]) -> None:
+    engine = create_engine(stack.database_url)
+    try:
+        async with create_session_factory(engine).begin() as db:
+            client_pk = (
+                await db.execute(select(Client.id).where(Client.client_id == client_id))
+            ).scalar_one()
+            await grant_consent(db, uuid.UUID(user_id), client_pk, scopes)
+    finally:
+        await engine.dispose()
+
+
+def give_consent(stack: Stack, client_id: str, user_id: str, scopes: list[str]) -> None:
+    """Remember that the person approved these scopes for the client (a connection)."""
+    infra.run(_grant_consent(stack, client_id, user_id, scopes))
