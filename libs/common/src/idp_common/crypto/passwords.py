@@ -21,7 +21,13 @@ SHA-256 digest (DESIGN.md §2 "Tokens and clients").
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
+from typing import TypeVar
 
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -36,6 +42,33 @@ __all__ = [
 ]
 
 _HASHER = PasswordHasher.from_parameters(profiles.RFC_9106_LOW_MEMORY)
+
+
+T = TypeVar("T")
+#: Nice value of the hashing threads: the event loop's thread keeps priority on the CPU.
+HASHING_NICE = 10
+
+
+def _lower_thread_priority() -> None:
+    """Linux gives each thread its own nice value, inherited by the threads it starts
+    (argon2 runs one per lane), so only the hashing lowers its priority."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASHING_NICE)
+
+
+@cache
+def _hashing_pool() -> ThreadPoolExecutor:
+    """At most one hash per core at a time: argon2 already runs its lanes in parallel, so
+    more concurrent hashes only queue inside the kernel and starve the event loop."""
+    return ThreadPoolExecutor(
+        max_workers=os.cpu_count() or 2,
+        thread_name_prefix="argon2",
+        initializer=_lower_thread_priority,
+    )
+
+
+async def _off_loop(func: Callable[..., T], *args: str) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_hashing_pool(), func, *args)
 
 
 def hash_password(password: str) -> str:
@@ -68,12 +101,12 @@ def needs_rehash(hash: str) -> bool:
 
 async def hash_password_async(password: str) -> str:
     """:func:`hash_password` in a worker thread, so the event loop keeps running."""
-    return await asyncio.to_thread(hash_password, password)
+    return await _off_loop(hash_password, password)
 
 
 async def verify_password_async(hash: str, password: str) -> bool:
     """:func:`verify_password` in a worker thread, so the event loop keeps running."""
-    return await asyncio.to_thread(verify_password, hash, password)
+    return await _off_loop(verify_password, hash, password)
 
 
 @cache
@@ -93,4 +126,4 @@ async def verify_password_dummy_async(password: str) -> bool:
         verify_password(_dummy_hash(), password)
         return False
 
-    return await asyncio.to_thread(run)
+    return await _off_loop(run)
