@@ -13,11 +13,16 @@ Keys (every key under the deployment's ``SVC_REDIS_PREFIX``):
   as the newest of them lives. Replaying the code or reusing a spent refresh token
   revokes them all (RFC 6749 §4.1.2, RFC 7009 §2.1).
 
+``is_revoked`` checks of one worker that arrive within one turn of the event loop go
+to Redis together, as one ``MGET`` (:class:`_Lookups`): each request still asks Redis at
+the moment it is answered, but a busy worker pays one round trip for many.
+
 Redis errors propagate: the caller decides whether to fail open or closed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Final
 
@@ -29,12 +34,54 @@ __all__ = ["RevocationList"]
 _MIN_TTL: Final = 1
 
 
+class _Lookups:
+    """Key lookups gathered during one event-loop turn and sent as one ``MGET``."""
+
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self._waiting: dict[str, list[asyncio.Future[bool]]] = {}
+
+    async def exists(self, key: str) -> bool:
+        loop = asyncio.get_running_loop()
+        if not self._waiting:
+            loop.call_soon(self._flush)
+        future: asyncio.Future[bool] = loop.create_future()
+        self._waiting.setdefault(key, []).append(future)
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._waiting = self._waiting, {}
+        task = asyncio.ensure_future(self._send(batch))
+        _IN_FLIGHT.add(task)
+        task.add_done_callback(_IN_FLIGHT.discard)
+
+    async def _send(self, batch: dict[str, list[asyncio.Future[bool]]]) -> None:
+        keys = list(batch)
+        try:
+            values = await self._redis.mget(keys)
+        except Exception as exc:  # every waiter sees the error, as with its own call
+            for futures in batch.values():
+                for future in futures:
+                    if not future.done():
+                        future.set_exception(exc)
+            return
+        for key, value in zip(keys, values, strict=True):
+            for future in batch[key]:
+                if not future.done():
+                    future.set_result(value is not None)
+
+
+#: Running ``MGET`` tasks (the loop keeps only weak references to tasks).
+_IN_FLIGHT: set[asyncio.Task[None]] = set()
+
+
 class RevocationList:
     """Repository of revoked access-token ids. One instance per application."""
 
     def __init__(self, redis: Redis, prefix: str) -> None:
         self._redis = redis
         self._prefix = prefix
+        self._lookups = _Lookups(redis)
 
     def _jti_key(self, jti: str) -> str:
         return f"{self._prefix}revoked-jti:{jti}"
@@ -49,8 +96,9 @@ class RevocationList:
             await self._redis.set(self._jti_key(jti), b"1", ex=ttl)
 
     async def is_revoked(self, jti: str) -> bool:
-        """One ``EXISTS`` round trip."""
-        return bool(await self._redis.exists(self._jti_key(jti)))
+        """Whether ``jti`` is listed now: one ``MGET`` shared with the checks made at the
+        same moment (see the module)."""
+        return await self._lookups.exists(self._jti_key(jti))
 
     async def track_grant_jti(
         self, grant_id: uuid.UUID | str, jti: str, *, exp: int, now: int

@@ -14,15 +14,21 @@ from typing import Any, Final
 from litestar.connection import ASGIConnection
 
 from idp_common.config import Settings
+from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, verify_signature
 from idp_common.crypto.keys import KeySet
+from idp_common.db.engine import driver_connection
 from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.revocation import RevocationList
 from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
-from token_service.queries import UserClaims, load_user_claims, scope_audiences
+from token_service.queries import UserClaims, load_person, scope_audiences
 
 #: Seconds a worker reuses a client record, a person's claims, a scope→API mapping.
 CLIENT_CACHE_SECONDS: Final = 5.0
+#: An access token whose signature a worker checked is not checked again for this long
+#: (its claims still are, every time); the bound is memory, not correctness.
+VERIFIED_CACHE_SECONDS: Final = 600.0
+VERIFIED_CACHE_ENTRIES: Final = 8192
 USER_CACHE_SECONDS: Final = 5.0
 AUDIENCE_CACHE_SECONDS: Final = 30.0
 _STATE_KEY: Final = "token_context"
@@ -41,6 +47,9 @@ class TokenContext:
     audiences: TTLCache[tuple[str, ...], tuple[str, ...]] = field(
         default_factory=lambda: TTLCache(AUDIENCE_CACHE_SECONDS)
     )
+    verified: TTLCache[str, dict[str, Any]] = field(
+        default_factory=lambda: TTLCache(VERIFIED_CACHE_SECONDS, VERIFIED_CACHE_ENTRIES)
+    )
 
     @property
     def settings(self) -> Settings:
@@ -49,6 +58,17 @@ class TokenContext:
     @property
     def keys(self) -> KeySet:
         return self.resources.keys
+
+    def access_token_claims(self, token: str) -> dict[str, Any]:
+        """The claims of an access token whose shape, ``kid``, signature and ``typ``
+        (``at+jwt``) hold, checked once per worker and token (the answer depends only on
+        the token and the key set). Raises ``InvalidToken``. The caller still checks the
+        claims (``check_claims``) and must not change the returned dict."""
+        claims = self.verified.get(token)
+        if claims is None:
+            claims = verify_signature(token, self.keys, typ=TYP_ACCESS_TOKEN)
+            self.verified.put(token, claims)
+        return claims
 
     async def get_client(self, client_id: str) -> ClientRecord | None:
         """The client, from the cache or one load (two indexed queries)."""
@@ -61,8 +81,9 @@ class TokenContext:
 
     async def get_user_claims(self, user_id: uuid.UUID) -> UserClaims | None:
         async def load() -> UserClaims | None:
-            async with self.resources.sessions() as session:
-                return await load_user_claims(session, user_id)
+            async with driver_connection(self.resources.engine) as conn:
+                person = await load_person(conn, user_id)
+            return None if person is None else person.claims
 
         return await self.users.get_or_load(user_id, load)
 

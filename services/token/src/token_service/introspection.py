@@ -7,18 +7,17 @@ opaque refresh token; ``token_type_hint`` only decides which lookup runs first (
 Access tokens are checked offline: a signature by one of the provider's keys, ``typ``
 ``at+jwt``, the issuer, not expired; the audience is not checked (the caller is the
 client the token was issued to, not a resource server), so the token's own ``aud`` is
-passed to the verifier. Then the Redis revocation list. Postgres is not touched.
+passed to the verifier. Then the Redis revocation list. Postgres is not touched. The
+signature of a token is checked once per worker (``TokenContext.access_token_claims``);
+its claims every time.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from datetime import datetime
 from typing import Any
 
-from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
+from idp_common.crypto.jwt import InvalidToken, check_claims
 from idp_common.protocol.constants import TOKEN_TYPE_BEARER
 from idp_common.repos.clients import ClientRecord
 from idp_common.repos.refresh_tokens import RefreshTokenRecord, get_refresh_token, revoke_token
@@ -31,14 +30,9 @@ def looks_like_jwt(token: str) -> bool:
     return token.count(".") == 2
 
 
-def _claimed_audience(token: str) -> str | None:
-    """The first ``aud`` of an unverified token, only to tell the verifier what to expect."""
-    try:
-        segment = token.split(".")[1]
-        payload = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
-    except (ValueError, binascii.Error, IndexError, UnicodeDecodeError):
-        return None
-    aud = payload.get("aud") if isinstance(payload, dict) else None
+def _own_audience(claims: dict[str, Any]) -> str | None:
+    """The token's first ``aud``: what the verifier is told to expect."""
+    aud = claims.get("aud")
     if isinstance(aud, list) and aud and isinstance(aud[0], str):
         return aud[0]
     return aud if isinstance(aud, str) else None
@@ -46,20 +40,15 @@ def _claimed_audience(token: str) -> str | None:
 
 def verify_access_token(deps: GrantDeps, token: str) -> dict[str, Any] | None:
     """The claims of a valid access token of this provider (any audience), else None."""
-    audience = _claimed_audience(token)
-    if audience is None:
-        return None
     try:
-        return verify_jwt(
-            token,
-            deps.ctx.keys,
-            issuer=deps.ctx.settings.issuer,
-            audience=audience,
-            now=deps.now,
-            typ=TYP_ACCESS_TOKEN,
-        )
+        claims = deps.ctx.access_token_claims(token)
+        audience = _own_audience(claims)
+        if audience is None:
+            return None
+        check_claims(claims, issuer=deps.ctx.settings.issuer, audience=audience, now=deps.now)
     except InvalidToken:
         return None
+    return claims
 
 
 async def introspect_access_token(

@@ -2,22 +2,35 @@
 each scope belongs to (STYLE.md §1: code moves into ``idp_common.repos`` when a second
 service needs it).
 
-- ``load_user_claims``: the person's built-in facts plus the values of profile fields
-  mapped to a claim (spec part 2 "Profile field" rule 2), in two indexed queries.
+- :class:`Person`: the person's built-in facts, the values of profile fields mapped to a
+  claim (spec part 2 "Profile field" rule 2) and their effective scopes
+  (``idp_common.repos.users.effective_scopes``), read in one statement
+  (:data:`PERSON_COLUMNS`) that the grants' own statements (``token_service.storage``)
+  also embed, so a grant reads the person in the round trip that spends its code or
+  refresh token.
+- ``load_person``: that statement alone (userinfo's cache); ``person_in_session`` runs it
+  in an ORM session's transaction (the grants' general paths).
 - ``scope_audiences``: ``aud`` of the APIs owning the given scopes, one query.
+
+The hot statements are plain SQL run on the pooled asyncpg connection
+(``idp_common.db.engine.driver_connection``): asyncpg prepares each once per connection,
+and each is one round trip that commits by itself.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from typing import Any, Final
 
 import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import Api, ProfileField, ProfileValue, Scope
-from idp_common.repos.users import UserRecord, get_user
+from idp_common.db.engine import DriverConnection, driver_of
+from idp_common.db.models import Api, Scope
+from idp_common.protocol.constants import SELF_SERVICE_SCOPES
+from idp_common.repos.users import UserRecord
 
 
 class MappedClaim(msgspec.Struct, frozen=True):
@@ -34,27 +47,81 @@ class UserClaims(msgspec.Struct, frozen=True, kw_only=True):
     mapped: tuple[MappedClaim, ...] = ()
 
 
-async def load_user_claims(session: AsyncSession, user_id: uuid.UUID | str) -> UserClaims | None:
-    """The person and their mapped profile values; None when the person does not exist."""
-    user = await get_user(session, user_id)
-    if user is None:
-        return None
-    rows = await session.execute(
-        select(
-            ProfileField.claim_name,
-            ProfileField.claim_scope,
-            ProfileField.data_type,
-            ProfileValue.value,
+class Person(msgspec.Struct, frozen=True, kw_only=True):
+    """What issuance needs about a person: claims and effective scopes (self-service
+    scopes included)."""
+
+    claims: UserClaims
+    scopes: frozenset[str]
+
+
+#: Select-list of a person joined as ``u`` (``LEFT JOIN users AS u``): 9 columns, read
+#: back by :func:`person_from_row`. Effective scopes: direct grants, the roles' scopes
+#: and the scopes of the roles of the person's groups (as ``effective_scopes``).
+PERSON_COLUMNS: Final = """
+    u.id, u.email, u.username, u.display_name, u.picture, u.email_verified, u.disabled,
+    u.updated_at,
+    ARRAY(
+        SELECT ARRAY[f.claim_name, f.claim_scope, f.data_type, v.value]
+        FROM profile_values AS v JOIN profile_fields AS f ON f.id = v.field_id
+        WHERE v.user_id = u.id AND f.claim_name IS NOT NULL AND f.claim_scope IS NOT NULL
+    ) AS mapped,
+    ARRAY(
+        SELECT sc.value FROM scopes AS sc WHERE sc.id IN (
+            SELECT us.scope_id FROM user_scopes AS us WHERE us.user_id = u.id
+            UNION
+            SELECT rs.scope_id FROM role_scopes AS rs
+                JOIN user_roles AS ur ON ur.role_id = rs.role_id
+            WHERE ur.user_id = u.id
+            UNION
+            SELECT rs.scope_id FROM role_scopes AS rs
+                JOIN group_roles AS gr ON gr.role_id = rs.role_id
+                JOIN group_members AS gm ON gm.group_id = gr.group_id
+            WHERE gm.user_id = u.id
         )
-        .join(ProfileValue, ProfileValue.field_id == ProfileField.id)
-        .where(ProfileValue.user_id == user.id, ProfileField.claim_name.is_not(None))
+    ) AS held"""
+PERSON_WIDTH: Final = 10
+
+_LOAD_PERSON: Final = f"SELECT {PERSON_COLUMNS} FROM users AS u WHERE u.id = $1"  # noqa: S608
+_SELF_SERVICE: Final = frozenset(SELF_SERVICE_SCOPES)
+
+
+def person_from_row(row: Sequence[Any], start: int = 0) -> Person | None:
+    """The :class:`Person` in ``row[start:start + PERSON_WIDTH]``; None when absent."""
+    (user_id, email, username, display_name, picture, verified, disabled, updated_at) = row[
+        start : start + 8
+    ]
+    if user_id is None:
+        return None
+    mapped, held = row[start + 8], row[start + 9]
+    user = UserRecord(
+        id=user_id,
+        email=email,
+        username=username,
+        display_name=display_name,
+        picture=picture,
+        email_verified=verified,
+        disabled=disabled,
+        updated_at=updated_at,
     )
-    mapped = tuple(
-        MappedClaim(name, scope, data_type, value)
-        for name, scope, data_type, value in rows
+    found = tuple(
+        MappedClaim(name, scope, kind, value)
+        for name, scope, kind, value in mapped or ()
         if name and scope
     )
-    return UserClaims(user=user, mapped=mapped)
+    claims = UserClaims(user=user, mapped=found)
+    return Person(claims=claims, scopes=frozenset(held or ()) | _SELF_SERVICE)
+
+
+async def load_person(conn: DriverConnection, user_id: uuid.UUID) -> Person | None:
+    """The person, their mapped profile values and effective scopes; None if absent."""
+    row = await conn.fetchrow(_LOAD_PERSON, user_id)
+    return None if row is None else person_from_row(row)
+
+
+async def person_in_session(session: AsyncSession, user_id: uuid.UUID) -> Person | None:
+    """:func:`load_person` inside ``session``'s transaction."""
+    return await load_person(await driver_of(await session.connection()), user_id)
 
 
 async def scope_audiences(session: AsyncSession, values: Collection[str]) -> list[str]:

@@ -43,8 +43,10 @@ __all__ = [
     "TYP_LOGOUT_TOKEN",
     "InvalidToken",
     "access_token_claims",
+    "check_claims",
     "sign_jwt",
     "verify_jwt",
+    "verify_signature",
 ]
 
 #: RFC 9068 §2.1 access-token type; OIDC BCL 1.0 §2.4 logout-token type; RFC 7519 §5.1.
@@ -177,6 +179,16 @@ def verify_jwt(
     after ``now - leeway``, ``nbf`` and ``iat`` not after ``now + leeway``.
     Raises :class:`InvalidToken` with a short reason.
     """
+    claims = verify_signature(token, key_set, typ=typ)
+    check_claims(claims, issuer=issuer, audience=audience, now=now, leeway=leeway)
+    return claims
+
+
+def verify_signature(token: str, key_set: KeySet, *, typ: str | None = None) -> dict[str, Any]:
+    """The first half of :func:`verify_jwt`: shape, ``alg``, ``kid``, signature and
+    ``typ``; returns the claims without looking at them. The answer depends only on the
+    token and the key set, so a caller may keep it for a token it sees again, and must
+    still call :func:`check_claims` every time."""
     header, kid = _read_header(token)
     signing_key = key_set.find(kid)
     if signing_key is None:
@@ -197,8 +209,14 @@ def verify_jwt(
         raise InvalidToken("malformed") from exc
     if not isinstance(claims, dict):
         raise InvalidToken("malformed")
-    _check_claims(claims, issuer=issuer, audience=audience, now=now, leeway=leeway)
     return claims
+
+
+def check_claims(
+    claims: Mapping[str, Any], *, issuer: str, audience: str, now: int, leeway: int = 0
+) -> None:
+    """The second half of :func:`verify_jwt`: ``iss``, ``aud``, ``exp``, ``nbf``, ``iat``."""
+    _check_claims(claims, issuer=issuer, audience=audience, now=now, leeway=leeway)
 
 
 def access_token_claims(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+from ipaddress import IPv4Network, IPv6Network
 from typing import Any
 
 from litestar.connection import ASGIConnection
@@ -23,4 +25,13 @@ def caller_ip(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
     peer = connection.client.host if connection.client else None
     lines = connection.headers.getall("x-forwarded-for", [])
     forwarded = ", ".join(lines) if lines else None
-    return caller_address(peer, forwarded, resources_of(connection).trusted_networks)
+    return _caller_address(peer, forwarded, resources_of(connection).trusted_networks)
+
+
+@lru_cache(maxsize=4096)
+def _caller_address(
+    peer: str | None, forwarded: str | None, trusted: tuple[IPv4Network | IPv6Network, ...]
+) -> str:
+    """``caller_address`` is pure and parses addresses and networks; a worker sees the same
+    few (peer, header) pairs again and again, so it keeps the answers."""
+    return caller_address(peer, forwarded, trusted)

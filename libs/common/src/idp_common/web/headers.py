@@ -30,22 +30,31 @@ BeforeSend = Callable[[Message, Scope], Awaitable[None]]
 def security_headers(settings: Settings) -> BeforeSend:
     """Build the hook that adds CSP, nosniff, Referrer-Policy, HSTS (prod) and no-store."""
 
-    async def add_headers(message: Message, scope: Scope) -> None:
-        if message["type"] != "http.response.start":
-            return
-        headers = list(message.get("headers", []))
-        present = {name.lower() for name, _ in headers}
-        path = scope.get("path", "")
-        csp = DOCS_CSP if not settings.is_prod and path.startswith(DOCS_PATHS) else API_CSP
-        wanted = [
+    def wanted(csp: str) -> tuple[tuple[bytes, bytes], ...]:
+        headers = [
             (b"content-security-policy", csp.encode()),
             (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"no-referrer"),
             (b"cache-control", b"no-store"),
         ]
         if settings.is_prod:
-            wanted.append((b"strict-transport-security", HSTS.encode()))
-        headers.extend((name, value) for name, value in wanted if name not in present)
+            headers.append((b"strict-transport-security", HSTS.encode()))
+        return tuple(headers)
+
+    api_headers, docs_headers = wanted(API_CSP), wanted(DOCS_CSP)
+
+    async def add_headers(message: Message, scope: Scope) -> None:
+        if message["type"] != "http.response.start":
+            return
+        headers = list(message.get("headers", []))
+        present = {name.lower() for name, _ in headers}
+        path = scope.get("path", "")
+        docs = not settings.is_prod and path.startswith(DOCS_PATHS)
+        headers.extend(
+            (name, value)
+            for name, value in (docs_headers if docs else api_headers)
+            if name not in present
+        )
         message["headers"] = headers
 
     return add_headers

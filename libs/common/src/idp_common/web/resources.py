@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network
+from typing import Final
 
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -20,6 +21,13 @@ from idp_common.db.migrate import head_revision
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.ratelimit import RateLimiter
 from idp_common.sessions import SessionStore
+
+#: Connections a worker keeps; a request finding them all in use waits for one. No
+#: overflow: SQLAlchemy closes an overflow connection as soon as it is returned, so under
+#: load most requests would open and close a Postgres connection (a backend fork, a TLS
+#: attempt, authentication), which costs far more than the wait. The default was 5 + 10.
+POOL_SIZE: Final = 20
+POOL_OVERFLOW: Final = 0
 
 
 @dataclass
@@ -46,7 +54,12 @@ class Resources:
 def open_resources(settings: Settings) -> Resources:
     """Build every client. Reads the key directory now: no key, no start."""
     timeout = settings.dependency_timeout
-    engine = create_engine(settings.database_url, connect_args={"timeout": timeout})
+    engine = create_engine(
+        settings.database_url,
+        connect_args={"timeout": timeout},
+        pool_size=POOL_SIZE,
+        max_overflow=POOL_OVERFLOW,
+    )
     redis = Redis.from_url(
         settings.redis_url,
         socket_connect_timeout=timeout,

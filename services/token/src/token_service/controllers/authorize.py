@@ -35,12 +35,12 @@ from idp_common.protocol.oidc_authorize import (
     with_query,
 )
 from idp_common.repos.clients import ClientRecord, get_client
-from idp_common.repos.codes import create_authorization_code
-from idp_common.repos.consents import get_consented_scopes
 from idp_common.repos.users import effective_scopes, get_user
 from idp_common.sessions import BrowserSession, Challenge
 from idp_common.web.caller import resources_of
 from idp_common.web.resources import Resources
+from token_service.context import token_context
+from token_service.storage import authorize_view, insert_code
 
 GRANT_AUTHORIZATION_CODE = "authorization_code"
 HINT_LEEWAY = 10 * 365 * 24 * 3600  # an id_token_hint may have expired (OIDC Core §3.1.2.1)
@@ -77,8 +77,7 @@ async def authorize(
         values, repeated = single_values(params)
         if "challenge" in values and not repeated:
             return await resume(request, resources, values["challenge"], status)
-        async with resources.sessions() as db:
-            client = await get_client(db, values.get("client_id", ""))
+        client = await token_context(request).get_client(values.get("client_id", ""))
         if client is None:
             raise UntrustedRequest("the client_id is not a registered client")
         redirect_uri = match_redirect_uri(client.redirect_uris, values.get("redirect_uri"))
@@ -130,21 +129,28 @@ async def decide(
         and (req.max_age is None or now - session.auth_time <= req.max_age)
         and (hinted is None or hinted == session.user_id)
     )
-    async with resources.sessions() as db:
-        user = await get_user(db, session.user_id) if usable and session else None
-        if session is None or user is None or user.disabled:
-            if req.no_interaction:
-                raise AuthorizeError("login_required", "the person must sign in")
-            return await to_sign_in(resources, req, None, status)
-        granted = grant_scopes(req.scopes, client.scopes, await effective_scopes(db, user.id))
-        if not granted:
-            raise AuthorizeError("invalid_scope", "none of the requested scopes may be granted")
-        consented = await get_consented_scopes(db, user.id, client.pk)
+    user_id = _user_id(session.user_id) if usable and session else None
+    view = await authorize_view(resources.engine, user_id, client.pk) if user_id else None
+    if session is None or view is None or view[0].claims.user.disabled:
+        if req.no_interaction:
+            raise AuthorizeError("login_required", "the person must sign in")
+        return await to_sign_in(resources, req, None, status)
+    person, consented = view
+    granted = grant_scopes(req.scopes, client.scopes, set(person.scopes))
+    if not granted:
+        raise AuthorizeError("invalid_scope", "none of the requested scopes may be granted")
     if not client.skip_consent and (req.forces_consent or not set(granted) <= consented):
         if req.no_interaction:
             raise AuthorizeError("consent_required", "the person must approve this application")
         return await to_sign_in(resources, req, session, status)
     return await issue_code(resources, client, req, session, granted, status)
+
+
+def _user_id(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
 
 
 def hinted_subject(
@@ -261,22 +267,21 @@ async def issue_code(
     granted: list[str],
     status: int,
 ) -> Response[bytes]:
-    async with resources.sessions.begin() as db:
-        code = await create_authorization_code(
-            db,
-            now=datetime.now(UTC),
-            client_pk=client.pk,
-            user_id=uuid.UUID(session.user_id),
-            redirect_uri=req.redirect_uri,
-            scope=" ".join(granted),
-            nonce=req.nonce,
-            code_challenge=req.code_challenge,
-            code_challenge_method=req.code_challenge_method,
-            session_sid=session.sid,
-            auth_time=datetime.fromtimestamp(session.auth_time, UTC),
-            acr=session.acr,
-            amr=list(session.amr),
-        )
+    code = await insert_code(
+        resources.engine,
+        now=datetime.now(UTC),
+        client_pk=client.pk,
+        user_id=uuid.UUID(session.user_id),
+        redirect_uri=req.redirect_uri,
+        scope=" ".join(granted),
+        nonce=req.nonce,
+        code_challenge=req.code_challenge,
+        code_challenge_method=req.code_challenge_method,
+        session_sid=session.sid,
+        auth_time=datetime.fromtimestamp(session.auth_time, UTC),
+        acr=session.acr,
+        amr=list(session.amr),
+    )
     await resources.browser_sessions.touch(session, client_id=client.client_id)
     return redirect(
         with_query(

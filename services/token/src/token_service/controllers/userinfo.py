@@ -25,8 +25,8 @@ from typing import Any, Final
 
 from litestar import Controller, Request, Response, route
 
-from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, verify_jwt
 from idp_common.crypto.jwt import InvalidToken as BadJwt
+from idp_common.crypto.jwt import check_claims
 from idp_common.protocol.constants import SCOPE_OPENID
 from idp_common.protocol.rfc6749_errors import (
     InsufficientScope,
@@ -73,14 +73,8 @@ async def _presented_token(request: Request[Any, Any, Any]) -> str:
 async def _claims(ctx: TokenContext, token: str, now: int) -> dict[str, Any]:
     settings = ctx.settings
     try:
-        claims = verify_jwt(
-            token,
-            ctx.keys,
-            issuer=settings.issuer,
-            audience=settings.api_audience,
-            now=now,
-            typ=TYP_ACCESS_TOKEN,
-        )
+        claims = ctx.access_token_claims(token)
+        check_claims(claims, issuer=settings.issuer, audience=settings.api_audience, now=now)
     except BadJwt as exc:
         raise InvalidToken(f"access token {exc.reason}") from exc
     jti = claims.get("jti")

@@ -18,18 +18,22 @@ must match (S256 only); a public client always sent one (DESIGN.md §2), and a v
 sent for a code without a challenge is refused (PKCE downgrade, RFC 9700 §2.1.1).
 
 The code is burnt on every failure after it was found (the failure is committed and
-audited), so a wrong verifier or redirect URI cannot be retried.
+audited), so a wrong verifier or redirect URI cannot be retried. Burning it and reading
+its person is one statement (``token_service.storage.consume_code``); a code it does not
+find goes through ``consume_authorization_code``, which tells a replay from an unknown
+code.
 """
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
-from typing import ClassVar, Final
+from datetime import UTC, datetime
+from typing import ClassVar, Final, NoReturn
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.audit import AuditEntry, write_audit
+from idp_common.db.engine import driver_connection
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     GRANT_TYPE_REFRESH_TOKEN,
@@ -42,11 +46,11 @@ from idp_common.protocol.rfc7636_pkce import verify_pkce
 from idp_common.repos.clients import ClientRecord
 from idp_common.repos.codes import CodeGrant, consume_authorization_code
 from idp_common.repos.refresh_tokens import issue_refresh_token, revoke_by_grant_id
-from idp_common.repos.users import effective_scopes
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
 from token_service.issuance import Authorization, TokenResponse, issue_tokens, person_audiences
-from token_service.queries import UserClaims, load_user_claims
+from token_service.queries import UserClaims
+from token_service.storage import consume_code
 
 AUDIT_CODE_REPLAYED: Final = "token.code_replayed"
 AUDIT_GRANT_FAILED: Final = "token.grant_failed"
@@ -80,28 +84,34 @@ class AuthorizationCodeGrant:
             raise InvalidRequest("code is required")
         if not req.redirect_uri:
             raise InvalidRequest("redirect_uri is required")
-        async with deps.ctx.resources.sessions() as session:
-            code, replayed = await consume_authorization_code(session, req.code)
-            if code is None:
-                if replayed is not None:
-                    await _replay(session, replayed, client, deps)
-                raise InvalidGrant("the authorization code is invalid")
-            try:
-                check_code(code, client, req, deps.now_dt)
-                person = await load_user_claims(session, code.user_id)
-                if person is None or person.user.disabled:
-                    raise InvalidGrant("the person is no longer able to sign in")
-            except InvalidGrant as exc:
+        async with driver_connection(deps.ctx.resources.engine) as conn:
+            consumed = await consume_code(conn, req.code, datetime.now(UTC))
+        if consumed is None:
+            await _unknown_or_replayed(req.code, client, deps)
+        code, person = consumed
+        try:
+            check_code(code, client, req, deps.now_dt)
+            if person is None or person.claims.user.disabled:
+                raise InvalidGrant("the person is no longer able to sign in")
+        except InvalidGrant as exc:
+            async with deps.ctx.resources.sessions() as session:
                 _audit_failure(session, deps, client, code, req.code, exc)
                 await session.commit()
-                raise
-            held = await effective_scopes(session, code.user_id)
-            scopes = narrow_scope(parse_scope(code.scope), client.scopes, held)
-            refresh = await _refresh_token(session, deps, client, code, scopes)
-            await session.commit()
-        deps.ctx.users.put(code.user_id, person)
-        auth = await _authorization(deps, client, code, scopes, person)
+            raise
+        scopes = narrow_scope(parse_scope(code.scope), client.scopes, person.scopes)
+        refresh = await _refresh_token(deps, client, code, scopes)
+        deps.ctx.users.put(code.user_id, person.claims)
+        auth = await _authorization(deps, client, code, scopes, person.claims)
         return await issue_tokens(deps, auth, refresh_token=refresh)
+
+
+async def _unknown_or_replayed(value: str, client: ClientRecord, deps: GrantDeps) -> NoReturn:
+    """The code was not there to burn: unknown, or used before (a replay, §4.1.2)."""
+    async with deps.ctx.resources.sessions() as session:
+        _, replayed = await consume_authorization_code(session, value)
+        if replayed is not None:
+            await _replay(session, replayed, client, deps)
+    raise InvalidGrant("the authorization code is invalid")
 
 
 async def _authorization(
@@ -128,29 +138,34 @@ async def _authorization(
 
 
 async def _refresh_token(
-    session: AsyncSession,
     deps: GrantDeps,
     client: ClientRecord,
     code: CodeGrant,
     scopes: list[str],
 ) -> str | None:
-    """DESIGN.md §2: issued when ``offline_access`` was granted and the client may refresh."""
+    """DESIGN.md §2: issued when ``offline_access`` was granted and the client may refresh.
+
+    Written after the code was burnt (its own commit): a failure here leaves the code
+    used, and the client starts again, as for any failed exchange."""
     if SCOPE_OFFLINE_ACCESS not in scopes or GRANT_TYPE_REFRESH_TOKEN not in client.grant_types:
         return None
-    return await issue_refresh_token(
-        session,
-        family_id=uuid.uuid4(),
-        grant_id=code.grant_id,
-        parent_id=None,
-        client_pk=client.pk,
-        user_id=code.user_id,
-        scope=format_scope(scopes),
-        session_sid=code.session_sid,
-        auth_time=code.auth_time,
-        acr=code.acr,
-        amr=list(code.amr),
-        now=deps.now_dt,
-    )
+    async with deps.ctx.resources.sessions() as session:
+        token = await issue_refresh_token(
+            session,
+            family_id=uuid.uuid4(),
+            grant_id=code.grant_id,
+            parent_id=None,
+            client_pk=client.pk,
+            user_id=code.user_id,
+            scope=format_scope(scopes),
+            session_sid=code.session_sid,
+            auth_time=code.auth_time,
+            acr=code.acr,
+            amr=list(code.amr),
+            now=deps.now_dt,
+        )
+        await session.commit()
+    return token
 
 
 async def _replay(

@@ -16,14 +16,20 @@ access tokens (RFC 9700 §4.14.2; spec part 3). The access token's scope may be 
 never widened; the person's current permissions bound it again, and a person who was
 disabled or deleted gets ``invalid_grant``. A new ID token (without ``nonce``) is
 returned when ``openid`` is in the scope (OIDC Core §12.2).
+
+The usual case is one statement (``token_service.storage.spend_refresh_token``: spend,
+insert the successor, read the person); any refusal goes through the general path
+below it, which decides and answers as it always has.
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import ClassVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from idp_common.db.engine import driver_connection
 from idp_common.protocol.constants import GRANT_TYPE_REFRESH_TOKEN
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest, InvalidScope
 from idp_common.protocol.rfc6749_scope import narrow_scope, parse_scope
@@ -34,11 +40,11 @@ from idp_common.repos.refresh_tokens import (
     issue_refresh_token,
     rotate_refresh_token,
 )
-from idp_common.repos.users import effective_scopes
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
 from token_service.issuance import Authorization, TokenResponse, issue_tokens, person_audiences
-from token_service.queries import UserClaims, load_user_claims
+from token_service.queries import UserClaims, person_in_session
+from token_service.storage import spend_refresh_token
 
 
 def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:
@@ -74,16 +80,46 @@ class RefreshTokenGrant:
         if not req.refresh_token:
             raise InvalidRequest("refresh_token is required")
         requested = parse_scope(req.scope)
+        successor = secrets.token_urlsafe(32)
+        async with driver_connection(deps.ctx.resources.engine) as conn:
+            spent = await spend_refresh_token(
+                conn,
+                token=req.refresh_token,
+                client_pk=client.pk,
+                requested=requested,
+                successor=successor,
+                now=deps.now_dt,
+            )
+        if spent is None:
+            return await self._general(req.refresh_token, requested, client, deps)
+        old, found = spent
+        person: UserClaims | None = None
+        held: frozenset[str] | None = None
+        if old.user_id is not None:
+            if found is None:  # the statement only spends a token of a person who exists
+                raise InvalidGrant("the person is no longer able to sign in")
+            person, held = found.claims, found.scopes
+            deps.ctx.users.put(old.user_id, person)
+        scopes = requested_scopes(requested, parse_scope(old.scope))
+        scopes = narrow_scope(scopes, client.scopes, held)
+        auth = await _authorization(deps, client, old, scopes, person)
+        return await issue_tokens(deps, auth, refresh_token=successor)
+
+    async def _general(
+        self, token: str, requested: list[str], client: ClientRecord, deps: GrantDeps
+    ) -> TokenResponse:
+        """Every case the single statement leaves alone: refusals, and rotations that
+        became possible in between (a race), decided in one transaction."""
         async with deps.ctx.resources.sessions() as session:
-            old = await _rotate(session, req.refresh_token, client, deps)
+            old = await _rotate(session, token, client, deps)
             scopes = requested_scopes(requested, parse_scope(old.scope))
             person: UserClaims | None = None
-            held: set[str] | None = None
+            held: frozenset[str] | None = None
             if old.user_id is not None:
-                person = await load_user_claims(session, old.user_id)
-                if person is None or person.user.disabled:
+                found = await person_in_session(session, old.user_id)
+                if found is None or found.claims.user.disabled:
                     raise InvalidGrant("the person is no longer able to sign in")
-                held = await effective_scopes(session, old.user_id)
+                person, held = found.claims, found.scopes
             scopes = narrow_scope(scopes, client.scopes, held)
             new_token = await issue_refresh_token(
                 session,

@@ -1,0 +1,189 @@
+"""The hot statements of the token and authorize endpoints, one round trip each
+(docs/decisions.md "Token endpoint performance").
+
+Each runs on a pooled asyncpg connection outside a transaction
+(``idp_common.db.engine.driver_connection``), so it commits by itself, and does all its
+work at once with CTEs and ``RETURNING``:
+
+- ``spend_refresh_token``: spend the presented refresh token, insert its successor and
+  read the person, only when the rotation is sure to succeed (active token of this
+  client, requested scope within the original, person able to sign in). Otherwise it
+  changes nothing and returns None; the grant then takes the general path
+  (``idp_common.repos.refresh_tokens.rotate_refresh_token``), which finds out why
+  (unknown, reuse, expired, scope, disabled person) exactly as before.
+- ``consume_code``: burn an authorization code and read its person; None when the
+  code is unknown or already used (the grant's replay path decides which).
+- ``authorize_view``: the person, their effective scopes and their consent to a client.
+- ``insert_code``: store a new authorization code.
+
+The last two take the engine and open the connection themselves, for the authorize
+controller (controllers reach storage only through functions like these).
+
+The row layouts match ``idp_common.repos`` records; person columns come from
+:data:`token_service.queries.PERSON_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import datetime, timedelta
+from typing import Final
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from idp_common.db.engine import DriverConnection, driver_connection
+from idp_common.protocol.constants import (
+    AUTHORIZATION_CODE_TTL_SECONDS,
+    REFRESH_TOKEN_TTL_SECONDS,
+)
+from idp_common.protocol.oidc_core_claims import digest
+from idp_common.repos.codes import CodeGrant
+from idp_common.repos.refresh_tokens import RefreshTokenRecord
+from token_service.queries import PERSON_COLUMNS, Person, person_from_row
+
+_REFRESH_COLUMNS: Final = (
+    "id, family_id, grant_id, parent_id, client_pk, user_id, scope, session_sid, "
+    "auth_time, acr, amr, issued_at, expires_at, spent_at, revoked_at"
+)
+_REFRESH_WIDTH: Final = 15
+
+_SPEND_REFRESH: Final = f"""
+WITH spent AS (
+    UPDATE refresh_tokens AS t SET spent_at = $3
+    WHERE t.token_digest = $1 AND t.client_pk = $2
+      AND t.spent_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3
+      AND string_to_array(t.scope, ' ') @> $4::text[]
+      AND (t.user_id IS NULL OR EXISTS (
+          SELECT 1 FROM users AS p WHERE p.id = t.user_id AND NOT p.disabled))
+    RETURNING {_REFRESH_COLUMNS}
+), child AS (
+    INSERT INTO refresh_tokens (token_digest, family_id, grant_id, parent_id, client_pk,
+        user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at)
+    SELECT $5, s.family_id, s.grant_id, s.id, s.client_pk, s.user_id, s.scope,
+        s.session_sid, s.auth_time, s.acr, s.amr, $3, $6
+    FROM spent AS s
+)
+SELECT s.*, {PERSON_COLUMNS}
+FROM spent AS s LEFT JOIN users AS u ON u.id = s.user_id
+"""  # noqa: S608 - fixed text, values are parameters
+
+_CODE_COLUMNS: Final = (
+    "grant_id, client_pk, user_id, redirect_uri, scope, nonce, code_challenge, "
+    "code_challenge_method, session_sid, auth_time, acr, amr, expires_at"
+)
+_CODE_WIDTH: Final = 13
+
+_CONSUME_CODE: Final = f"""
+WITH used AS (
+    UPDATE authorization_codes AS c SET consumed_at = $2
+    WHERE c.code_digest = $1 AND c.consumed_at IS NULL
+    RETURNING {_CODE_COLUMNS}
+)
+SELECT used.*, {PERSON_COLUMNS}
+FROM used LEFT JOIN users AS u ON u.id = used.user_id
+"""  # noqa: S608 - fixed text, values are parameters
+
+_AUTHORIZE_VIEW: Final = f"""
+SELECT {PERSON_COLUMNS},
+    (SELECT k.scopes FROM consents AS k WHERE k.user_id = u.id AND k.client_pk = $2)
+FROM users AS u WHERE u.id = $1
+"""  # noqa: S608 - fixed text, values are parameters
+
+_INSERT_CODE: Final = """
+INSERT INTO authorization_codes (code_digest, grant_id, client_pk, user_id, redirect_uri,
+    scope, nonce, code_challenge, code_challenge_method, session_sid, auth_time, acr, amr,
+    expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+"""
+
+
+async def spend_refresh_token(
+    conn: DriverConnection,
+    *,
+    token: str,
+    client_pk: uuid.UUID,
+    requested: list[str],
+    successor: str,
+    now: datetime,
+) -> tuple[RefreshTokenRecord, Person | None] | None:
+    """Rotate ``token`` into ``successor`` when nothing can refuse it; see the module."""
+    row = await conn.fetchrow(
+        _SPEND_REFRESH,
+        digest(token),
+        client_pk,
+        now,
+        requested,
+        digest(successor),
+        now + timedelta(seconds=REFRESH_TOKEN_TTL_SECONDS),
+    )
+    if row is None:
+        return None
+    names = RefreshTokenRecord.__struct_fields__
+    values = dict(zip(names, row[:_REFRESH_WIDTH], strict=True))
+    values["amr"] = list(values["amr"] or ())
+    return RefreshTokenRecord(**values), person_from_row(row, _REFRESH_WIDTH)
+
+
+async def consume_code(
+    conn: DriverConnection, code: str, now: datetime
+) -> tuple[CodeGrant, Person | None] | None:
+    """Burn ``code`` and return it with its person; None if unknown or already used."""
+    row = await conn.fetchrow(_CONSUME_CODE, digest(code), now)
+    if row is None:
+        return None
+    values = dict(zip(CodeGrant.__struct_fields__, row[:_CODE_WIDTH], strict=True))
+    values["amr"] = list(values["amr"] or ())
+    return CodeGrant(**values), person_from_row(row, _CODE_WIDTH)
+
+
+async def authorize_view(
+    engine: AsyncEngine, user_id: uuid.UUID, client_pk: uuid.UUID
+) -> tuple[Person, set[str]] | None:
+    """(the person, the scopes they consented to for ``client_pk``); None if absent."""
+    async with driver_connection(engine) as conn:
+        row = await conn.fetchrow(_AUTHORIZE_VIEW, user_id, client_pk)
+    person = None if row is None else person_from_row(row)
+    if row is None or person is None:
+        return None
+    return person, set(row[-1] or ())
+
+
+async def insert_code(
+    engine: AsyncEngine,
+    *,
+    now: datetime,
+    client_pk: uuid.UUID,
+    user_id: uuid.UUID,
+    redirect_uri: str,
+    scope: str,
+    nonce: str | None,
+    code_challenge: str | None,
+    code_challenge_method: str | None,
+    session_sid: str | None,
+    auth_time: datetime,
+    acr: str | None,
+    amr: list[str],
+) -> str:
+    """Store a new code's digest with a new grant id; return the code (shown once, to the
+    client), as ``idp_common.repos.codes.create_authorization_code``."""
+    code = secrets.token_urlsafe(32)
+    async with driver_connection(engine) as conn:
+        await conn.execute(
+            _INSERT_CODE,
+            digest(code),
+            uuid.uuid4(),
+            client_pk,
+            user_id,
+            redirect_uri,
+            scope,
+            nonce,
+            code_challenge,
+            code_challenge_method,
+            session_sid,
+            auth_time,
+            acr,
+            amr,
+            now + timedelta(seconds=AUTHORIZATION_CODE_TTL_SECONDS),
+        )
+    return code
