@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from idp_common.crypto.keys import load_key_set
-from tests.harness import tokens
+from tests.harness import records, tokens
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
@@ -115,3 +115,23 @@ def test_a_token_signed_by_the_older_key_is_still_accepted(
     token = tokens.mint(only_old, issuer=stack.issuer, scopes=["idp:audit:read"])
     response = proxy.get("/admin/audit", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 200
+
+
+def test_the_running_token_service_signs_with_the_newest_key(
+    proxy: httpx.Client, stack: Stack
+) -> None:
+    """A token issued by the token endpoint (client_credentials) carries the newest kid."""
+    machine = records.create_client(
+        stack, scopes=("idp:audit:read",), grant_types=("client_credentials",)
+    )
+    response = proxy.post(
+        "/oauth2/token",
+        data={"grant_type": "client_credentials"},
+        auth=(machine.client_id, machine.secret or ""),
+    )
+    assert response.status_code == 200, response.text
+    token = response.json()["access_token"]
+    header = json.loads(base64.urlsafe_b64decode(token.split(".")[0] + "=="))
+    newest = sorted(stack.key_dir.glob("*.pem"))[-1]
+    assert header["kid"] == thumbprint_of_file(str(newest))
+    assert header["kid"] in {k["kid"] for k in proxy.get("/.well-known/jwks.json").json()["keys"]}
