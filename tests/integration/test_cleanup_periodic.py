@@ -43,7 +43,7 @@ async def _plant(stack: Stack, client_id: str, user_id: str) -> dict[str, str]:
             }
             for name, issued in (("old_code", now - timedelta(hours=3)), ("new_code", now)):
                 await create_authorization_code(
-                    db,
+                    engine,
                     now=issued,
                     redirect_uri="http://127.0.0.1:9/cb",
                     nonce=None,

@@ -186,7 +186,7 @@ def create_code(
 
     async def work(db: Any) -> str:
         code: str = await create_authorization_code(
-            db,
+            db.bind,
             now=now - timedelta(seconds=120) if expired else now,
             client_pk=client.pk,
             user_id=person.id,

@@ -14,7 +14,6 @@ work at once with CTEs and ``RETURNING``:
 - ``consume_code``: burn an authorization code and read its person; None when the
   code is unknown or already used (the grant's replay path decides which).
 - ``authorize_view``: the person, their effective scopes and their consent to a client.
-- ``insert_code``: store a new authorization code.
 
 The last two take the engine and open the connection themselves, for the authorize
 controller (controllers reach storage only through functions like these).
@@ -25,7 +24,6 @@ The row layouts match ``idp_common.repos`` records; person columns come from
 
 from __future__ import annotations
 
-import secrets
 import uuid
 from datetime import datetime, timedelta
 from typing import Final
@@ -34,7 +32,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from idp_common.db.engine import DriverConnection, driver_connection
 from idp_common.protocol.constants import (
-    AUTHORIZATION_CODE_TTL_SECONDS,
     REFRESH_TOKEN_TTL_SECONDS,
 )
 from idp_common.protocol.oidc_core_claims import digest
@@ -90,13 +87,6 @@ SELECT {PERSON_COLUMNS},
 FROM users AS u WHERE u.id = $1
 """  # noqa: S608 - fixed text, values are parameters
 
-_INSERT_CODE: Final = """
-INSERT INTO authorization_codes (code_digest, grant_id, client_pk, user_id, redirect_uri,
-    scope, nonce, code_challenge, code_challenge_method, session_sid, auth_time, acr, amr,
-    expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-"""
-
 
 async def spend_refresh_token(
     conn: DriverConnection,
@@ -147,43 +137,3 @@ async def authorize_view(
     if row is None or person is None:
         return None
     return person, set(row[-1] or ())
-
-
-async def insert_code(
-    engine: AsyncEngine,
-    *,
-    now: datetime,
-    client_pk: uuid.UUID,
-    user_id: uuid.UUID,
-    redirect_uri: str,
-    scope: str,
-    nonce: str | None,
-    code_challenge: str | None,
-    code_challenge_method: str | None,
-    session_sid: str | None,
-    auth_time: datetime,
-    acr: str | None,
-    amr: list[str],
-) -> str:
-    """Store a new code's digest with a new grant id; return the code (shown once, to the
-    client), as ``idp_common.repos.codes.create_authorization_code``."""
-    code = secrets.token_urlsafe(32)
-    async with driver_connection(engine) as conn:
-        await conn.execute(
-            _INSERT_CODE,
-            digest(code),
-            uuid.uuid4(),
-            client_pk,
-            user_id,
-            redirect_uri,
-            scope,
-            nonce,
-            code_challenge,
-            code_challenge_method,
-            session_sid,
-            auth_time,
-            acr,
-            amr,
-            now + timedelta(seconds=AUTHORIZATION_CODE_TTL_SECONDS),
-        )
-    return code

@@ -12,9 +12,10 @@ import uuid
 from datetime import datetime, timedelta
 
 import msgspec
-from sqlalchemy import insert, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from idp_common.db.engine import driver_connection
 from idp_common.db.models import AuthorizationCode
 from idp_common.protocol.constants import AUTHORIZATION_CODE_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
@@ -36,8 +37,16 @@ class CodeGrant(msgspec.Struct, frozen=True, kw_only=True):
     expires_at: datetime
 
 
+_INSERT_CODE = """
+INSERT INTO authorization_codes (code_digest, grant_id, client_pk, user_id, redirect_uri,
+    scope, nonce, code_challenge, code_challenge_method, session_sid, auth_time, acr, amr,
+    expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+"""
+
+
 async def create_authorization_code(
-    session: AsyncSession,
+    engine: AsyncEngine,
     *,
     now: datetime,
     client_pk: uuid.UUID,
@@ -52,26 +61,28 @@ async def create_authorization_code(
     acr: str | None,
     amr: list[str],
 ) -> str:
-    """Store a new code's digest; return the code (shown once, to the client)."""
+    """Store a new code's digest with a new grant id; return the code (shown once, to the
+    client). One statement on a pooled driver connection: it commits by itself, so the
+    authorization endpoint pays one round trip (``db.engine.driver_connection``)."""
     code = secrets.token_urlsafe(32)
-    await session.execute(
-        insert(AuthorizationCode).values(
-            code_digest=digest(code),
-            grant_id=uuid.uuid4(),
-            client_pk=client_pk,
-            user_id=user_id,
-            redirect_uri=redirect_uri,
-            scope=scope,
-            nonce=nonce,
-            code_challenge=code_challenge,
-            code_challenge_method=code_challenge_method,
-            session_sid=session_sid,
-            auth_time=auth_time,
-            acr=acr,
-            amr=amr,
-            expires_at=now + timedelta(seconds=AUTHORIZATION_CODE_TTL_SECONDS),
+    async with driver_connection(engine) as conn:
+        await conn.execute(
+            _INSERT_CODE,
+            digest(code),
+            uuid.uuid4(),
+            client_pk,
+            user_id,
+            redirect_uri,
+            scope,
+            nonce,
+            code_challenge,
+            code_challenge_method,
+            session_sid,
+            auth_time,
+            acr,
+            amr,
+            now + timedelta(seconds=AUTHORIZATION_CODE_TTL_SECONDS),
         )
-    )
     return code
 
 

@@ -35,12 +35,13 @@ from idp_common.protocol.oidc_authorize import (
     with_query,
 )
 from idp_common.repos.clients import ClientRecord, get_client
+from idp_common.repos.codes import create_authorization_code
 from idp_common.repos.users import effective_scopes, get_user
 from idp_common.sessions import BrowserSession, Challenge
 from idp_common.web.caller import resources_of
 from idp_common.web.resources import Resources
 from token_service.context import token_context
-from token_service.storage import authorize_view, insert_code
+from token_service.storage import authorize_view
 
 GRANT_AUTHORIZATION_CODE = "authorization_code"
 HINT_LEEWAY = 10 * 365 * 24 * 3600  # an id_token_hint may have expired (OIDC Core §3.1.2.1)
@@ -267,7 +268,7 @@ async def issue_code(
     granted: list[str],
     status: int,
 ) -> Response[bytes]:
-    code = await insert_code(
+    code = await create_authorization_code(
         resources.engine,
         now=datetime.now(UTC),
         client_pk=client.pk,
