@@ -1,8 +1,9 @@
 """What a token is, for introspection (RFC 7662) and revocation (RFC 7009).
 
 A JWT (three dot-separated parts) is taken for an access token, anything else for an
-opaque refresh token; ``token_type_hint`` only decides which lookup runs first (RFC 7662
-§2.1, RFC 7009 §2.1: the server extends its search when the hint is wrong).
+opaque refresh token. The shape alone decides the lookup, so ``token_type_hint`` is
+accepted and not needed (RFC 7662 §2.1, RFC 7009 §2.1: a hint is only an optimisation,
+and a wrong one must not make a lookup fail).
 
 Access tokens are checked offline: a signature by one of the provider's keys, ``typ``
 ``at+jwt``, the issuer, not expired; the audience is not checked (the caller is the

@@ -9,18 +9,11 @@ by their row.
 
 from __future__ import annotations
 
-import time
-from typing import Any, Final
+from typing import Any
 
 from litestar import Controller, Request, Response, post
 
-from idp_common.protocol.constants import TOKEN_TYPE_HINT_REFRESH_TOKEN
-from idp_common.protocol.rfc6749_errors import InvalidRequest
 from idp_common.protocol.rfc8414_metadata import INTROSPECTION_PATH
-from idp_common.web.caller import caller_ip
-from token_service.client_auth import authenticate_client
-from token_service.context import GrantDeps, token_context
-from token_service.forms import TokenHintRequest, field_names, read_form, to_struct
 from token_service.introspection import (
     INACTIVE,
     introspect_access_token,
@@ -28,8 +21,7 @@ from token_service.introspection import (
     looks_like_jwt,
 )
 from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
-
-_KNOWN: Final = field_names(TokenHintRequest)
+from token_service.token_hint import read_token_request
 
 
 class IntrospectionController(Controller):
@@ -43,23 +35,11 @@ class IntrospectionController(Controller):
         status_code=200,
     )
     async def introspect(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
-        req = to_struct(await read_form(request, _KNOWN), TokenHintRequest)
-        client = await authenticate_client(
-            deps,
-            authorization=request.headers.get("authorization"),
-            client_id=req.client_id,
-            client_secret=req.client_secret,
-            confidential_only=True,
-        )
-        if not req.token:
-            raise InvalidRequest("token is required")
-        if looks_like_jwt(req.token):
-            answer = await introspect_access_token(deps, req.token, client)
-        elif len(req.token) > 512:
+        deps, token, client = await read_token_request(request, confidential_only=True)
+        if looks_like_jwt(token):
+            answer = await introspect_access_token(deps, token, client)
+        elif len(token) > 512:
             answer = INACTIVE
         else:
-            answer = await introspect_refresh_token(deps, req.token, client)
-        if req.token_type_hint == TOKEN_TYPE_HINT_REFRESH_TOKEN and answer is INACTIVE:
-            answer = INACTIVE  # a hint never widens the search beyond the token's shape
+            answer = await introspect_refresh_token(deps, token, client)
         return json_response(answer)

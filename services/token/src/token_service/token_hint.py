@@ -1,0 +1,39 @@
+"""The request shared by revocation (RFC 7009 §2.1) and introspection (RFC 7662 §2.1):
+``token`` and ``token_type_hint`` in a form, from an authenticated client."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+from litestar import Request
+
+from idp_common.protocol.rfc6749_errors import InvalidRequest
+from idp_common.repos.clients import ClientRecord
+from idp_common.web.caller import caller_ip
+from token_service.client_auth import authenticate_client
+from token_service.context import GrantDeps, token_context
+from token_service.forms import TokenHintRequest, field_names, read_form, to_struct
+
+_KNOWN: Final = field_names(TokenHintRequest)
+
+
+async def read_token_request(
+    request: Request[Any, Any, Any], *, confidential_only: bool = False
+) -> tuple[GrantDeps, str, ClientRecord]:
+    """Parse the form once, authenticate the client; return the required ``token``.
+
+    ``token_type_hint`` is accepted and not needed: the token's shape (JWT or opaque)
+    decides the lookup."""
+    deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
+    req = to_struct(await read_form(request, _KNOWN), TokenHintRequest)
+    client = await authenticate_client(
+        deps,
+        authorization=request.headers.get("authorization"),
+        client_id=req.client_id,
+        client_secret=req.client_secret,
+        confidential_only=confidential_only,
+    )
+    if not req.token:
+        raise InvalidRequest("token is required")
+    return deps, req.token, client
