@@ -5,6 +5,10 @@ live of one window, every hit increments it, and a hit is allowed while the coun
 most ``limit``. The window starts at the first hit and is not extended by later hits, so a
 caller that keeps hammering is let in again when the window ends. Increment, expiry and
 reading the remaining time are one Lua script: one round trip, atomic across replicas.
+The hits a worker makes during one turn of its event loop go in one call of that script
+(:class:`idp_common.turn_batch.TurnBatch`): the script adds each key's hits at once and
+the hits of one key take the counts that key went through, in the order they were made,
+so each hit is judged exactly as if it had been sent alone.
 
 A fixed window admits at most ``2 * limit`` hits across a window boundary; that is
 acceptable for the coarse per-address limits of spec part 8 (``TOKEN_PER_IP``,
@@ -28,20 +32,30 @@ from typing import Any, Final
 
 from redis.asyncio import Redis
 
+from idp_common.turn_batch import TurnBatch
+
 __all__ = ["RateLimitResult", "RateLimiter", "rate_limit_key"]
 
 _PLAIN_KEY: Final = re.compile(r"[A-Za-z0-9.:_-]{1,64}")
 _BUCKET: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
-# KEYS[1] counter; ARGV[1] window in milliseconds. Returns {count, milliseconds left}.
+# KEYS: counters; ARGV: for each key its number of hits and its window in milliseconds.
+# Returns, for each key, {count after its hits, milliseconds left}.
 _HIT_SCRIPT: Final = """
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if count == 1 or ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local hits = tonumber(ARGV[2 * i - 1])
+  local window = tonumber(ARGV[2 * i])
+  local count = redis.call('INCRBY', key, hits)
+  local ttl = redis.call('PTTL', key)
+  if count == hits or ttl < 0 then
+    redis.call('PEXPIRE', key, window)
+    ttl = window
+  end
+  out[2 * i - 1] = count
+  out[2 * i] = ttl
 end
-return {count, ttl}
+return out
 """
 
 
@@ -68,6 +82,12 @@ def rate_limit_key(prefix: str, bucket: str, key: str) -> str:
     return f"{prefix}rl:{bucket}:{key}"
 
 
+@dataclass(frozen=True)
+class _Hit:
+    redis_key: str
+    window_ms: int
+
+
 class RateLimiter:
     """Fixed-window rate limiter over ``redis.asyncio``. One instance per application."""
 
@@ -75,6 +95,7 @@ class RateLimiter:
         self._redis = redis
         self._prefix = prefix
         self._script = redis.register_script(_HIT_SCRIPT)
+        self._hits: TurnBatch[_Hit, tuple[int, int]] = TurnBatch(self._send)
 
     async def hit(
         self, bucket: str, key: str, *, limit: int, window_seconds: int
@@ -85,12 +106,32 @@ class RateLimiter:
         if window_seconds < 1:
             raise ValueError("window_seconds must be at least 1")
         redis_key = rate_limit_key(self._prefix, bucket, key)
-        reply: Any = await self._script(keys=[redis_key], args=[window_seconds * 1000])
-        count, ttl_ms = int(reply[0]), int(reply[1])
+        count, ttl_ms = await self._hits.submit(_Hit(redis_key, window_seconds * 1000))
         if count <= limit:
             return RateLimitResult(allowed=True, remaining=limit - count, retry_after=0)
         retry_after = max(1, -(-ttl_ms // 1000))
         return RateLimitResult(allowed=False, remaining=0, retry_after=retry_after)
+
+    async def _send(self, hits: list[_Hit]) -> list[tuple[int, int]]:
+        """One script call for the hits of one loop turn: (count at the hit, ms left)."""
+        per_key: dict[str, list[int]] = {}
+        windows: dict[str, int] = {}
+        for index, hit in enumerate(hits):
+            per_key.setdefault(hit.redis_key, []).append(index)
+            windows.setdefault(hit.redis_key, hit.window_ms)
+        keys = list(per_key)
+        args: list[int] = []
+        for redis_key in keys:
+            args += [len(per_key[redis_key]), windows[redis_key]]
+        reply: Any = await self._script(keys=keys, args=args)
+        answers: list[tuple[int, int]] = [(0, 0)] * len(hits)
+        for position, redis_key in enumerate(keys):
+            final, ttl_ms = int(reply[2 * position]), int(reply[2 * position + 1])
+            indexes = per_key[redis_key]
+            first = final - len(indexes) + 1
+            for offset, index in enumerate(indexes):
+                answers[index] = (first + offset, ttl_ms)
+        return answers
 
     async def reset(self, bucket: str, key: str) -> None:
         """Forget the counter of ``key`` in ``bucket`` (e.g. after a successful sign-in)."""

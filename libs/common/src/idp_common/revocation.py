@@ -14,19 +14,22 @@ Keys (every key under the deployment's ``SVC_REDIS_PREFIX``):
   revokes them all (RFC 6749 §4.1.2, RFC 7009 §2.1).
 
 ``is_revoked`` checks of one worker that arrive within one turn of the event loop go
-to Redis together, as one ``MGET`` (:class:`_Lookups`): each request still asks Redis at
-the moment it is answered, but a busy worker pays one round trip for many.
+to Redis together, as one ``MGET``, and ``track_grant_jti`` writes as one pipeline
+(:class:`idp_common.turn_batch.TurnBatch`): each request still asks Redis at the moment
+it is answered, but a busy worker pays one round trip for many.
 
 Redis errors propagate: the caller decides whether to fail open or closed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import uuid
+from dataclasses import dataclass
 from typing import Final
 
 from redis.asyncio import Redis
+
+from idp_common.turn_batch import TurnBatch
 
 __all__ = ["RevocationList"]
 
@@ -34,45 +37,12 @@ __all__ = ["RevocationList"]
 _MIN_TTL: Final = 1
 
 
-class _Lookups:
-    """Key lookups gathered during one event-loop turn and sent as one ``MGET``."""
-
-    def __init__(self, redis: Redis) -> None:
-        self._redis = redis
-        self._waiting: dict[str, list[asyncio.Future[bool]]] = {}
-
-    async def exists(self, key: str) -> bool:
-        loop = asyncio.get_running_loop()
-        if not self._waiting:
-            loop.call_soon(self._flush)
-        future: asyncio.Future[bool] = loop.create_future()
-        self._waiting.setdefault(key, []).append(future)
-        return await future
-
-    def _flush(self) -> None:
-        batch, self._waiting = self._waiting, {}
-        task = asyncio.ensure_future(self._send(batch))
-        _IN_FLIGHT.add(task)
-        task.add_done_callback(_IN_FLIGHT.discard)
-
-    async def _send(self, batch: dict[str, list[asyncio.Future[bool]]]) -> None:
-        keys = list(batch)
-        try:
-            values = await self._redis.mget(keys)
-        except Exception as exc:  # every waiter sees the error, as with its own call
-            for futures in batch.values():
-                for future in futures:
-                    if not future.done():
-                        future.set_exception(exc)
-            return
-        for key, value in zip(keys, values, strict=True):
-            for future in batch[key]:
-                if not future.done():
-                    future.set_result(value is not None)
-
-
-#: Running ``MGET`` tasks (the loop keeps only weak references to tasks).
-_IN_FLIGHT: set[asyncio.Task[None]] = set()
+@dataclass(frozen=True)
+class _Issued:
+    grant_key: str
+    jti: str
+    exp: int
+    now: int
 
 
 class RevocationList:
@@ -81,7 +51,8 @@ class RevocationList:
     def __init__(self, redis: Redis, prefix: str) -> None:
         self._redis = redis
         self._prefix = prefix
-        self._lookups = _Lookups(redis)
+        self._lookups: TurnBatch[str, bool] = TurnBatch(self._listed)
+        self._tracked: TurnBatch[_Issued, None] = TurnBatch(self._track)
 
     def _jti_key(self, jti: str) -> str:
         return f"{self._prefix}revoked-jti:{jti}"
@@ -98,19 +69,30 @@ class RevocationList:
     async def is_revoked(self, jti: str) -> bool:
         """Whether ``jti`` is listed now: one ``MGET`` shared with the checks made at the
         same moment (see the module)."""
-        return await self._lookups.exists(self._jti_key(jti))
+        return await self._lookups.submit(self._jti_key(jti))
+
+    async def _listed(self, keys: list[str]) -> list[bool]:
+        unique = list(dict.fromkeys(keys))
+        values = await self._redis.mget(unique)
+        present = {key for key, value in zip(unique, values, strict=True) if value is not None}
+        return [key in present for key in keys]
 
     async def track_grant_jti(
         self, grant_id: uuid.UUID | str, jti: str, *, exp: int, now: int
     ) -> None:
-        """Remember that ``jti`` (valid until ``exp``) was issued under ``grant_id``."""
-        ttl = max(_MIN_TTL, exp - now)
-        key = self._grant_key(grant_id)
+        """Remember that ``jti`` (valid until ``exp``) was issued under ``grant_id``; the
+        writes of one loop turn share one pipeline."""
+        await self._tracked.submit(_Issued(self._grant_key(grant_id), jti, exp, now))
+
+    async def _track(self, issued: list[_Issued]) -> list[None]:
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, jti, str(exp))
-            pipe.expire(key, ttl, gt=True)
-            pipe.expire(key, ttl, nx=True)
+            for item in issued:
+                ttl = max(_MIN_TTL, item.exp - item.now)
+                pipe.hset(item.grant_key, item.jti, str(item.exp))
+                pipe.expire(item.grant_key, ttl, gt=True)
+                pipe.expire(item.grant_key, ttl, nx=True)
             await pipe.execute()
+        return [None] * len(issued)
 
     async def revoke_grant(self, grant_id: uuid.UUID | str, *, now: int) -> int:
         """List every still-valid access token issued under ``grant_id``; return how many."""

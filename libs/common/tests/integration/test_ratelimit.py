@@ -102,3 +102,31 @@ async def test_reset_forgets_the_counter(limiter: RateLimiter) -> None:
     assert not (await limiter.hit("login", "bob", limit=1, window_seconds=60)).allowed
     await limiter.reset("login", "bob")
     assert (await limiter.hit("login", "bob", limit=1, window_seconds=60)).allowed
+
+
+async def test_hits_of_one_turn_on_several_keys_are_judged_in_order(
+    limiter: RateLimiter, redis_client: Redis, prefix: str
+) -> None:
+    # made in one loop turn, these go to Redis in one script call
+    results = await asyncio.gather(
+        limiter.hit("mix", "a", limit=2, window_seconds=60),
+        limiter.hit("mix", "b", limit=1, window_seconds=30),
+        limiter.hit("mix", "a", limit=2, window_seconds=60),
+        limiter.hit("mix", "b", limit=1, window_seconds=30),
+        limiter.hit("mix", "a", limit=2, window_seconds=60),
+    )
+    assert [r.allowed for r in results] == [True, True, True, False, False]
+    assert [r.remaining for r in results] == [1, 0, 0, 0, 0]
+    assert 0 < results[3].retry_after <= 30 and 30 < results[4].retry_after <= 60
+    assert await redis_client.get(rate_limit_key(prefix, "mix", "a")) == b"3"
+    assert await redis_client.get(rate_limit_key(prefix, "mix", "b")) == b"2"
+    assert 0 < await redis_client.pttl(rate_limit_key(prefix, "mix", "b")) <= 30_000
+
+
+async def test_a_batch_continues_the_count_of_earlier_hits(limiter: RateLimiter) -> None:
+    assert (await limiter.hit("cont", "k", limit=3, window_seconds=60)).remaining == 2
+    results = await asyncio.gather(
+        *(limiter.hit("cont", "k", limit=3, window_seconds=60) for _ in range(3))
+    )
+    assert [r.allowed for r in results] == [True, True, False]
+    assert [r.remaining for r in results] == [1, 0, 0]

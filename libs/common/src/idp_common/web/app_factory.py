@@ -22,6 +22,7 @@ from litestar.types import ControllerRouterHandler
 
 from idp_common.config import Settings
 from idp_common.web.drain import ASGIApp, DrainRequestBody
+from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME
 from idp_common.web.headers import security_headers
 from idp_common.web.health import Check, health_handlers
@@ -87,6 +88,13 @@ def configure_logging(settings: Settings) -> None:
     )
 
 
+@asynccontextmanager
+async def _freeze_when_started(_: Litestar) -> AsyncIterator[None]:
+    """Entered last, when everything the service keeps for its life exists."""
+    freeze_startup_objects()
+    yield
+
+
 def create_service_app(
     settings: Settings,
     *,
@@ -120,7 +128,7 @@ def create_service_app(
         exception_handlers=exception_handlers(),
         openapi_config=None if settings.is_prod else _openapi(name),
         cors_config=_cors(settings),
-        lifespan=[close_resources, *lifespans],
+        lifespan=[close_resources, *lifespans, _freeze_when_started],
         debug=False,
     )
     return DrainRequestBody(cast(ASGIApp, app), limit=settings.avatar_max_bytes + 2 * 1024 * 1024)
