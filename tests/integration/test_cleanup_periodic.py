@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from idp_common.cleanup import LOCK_KEY, run_cleanup_once
 from idp_common.db.engine import create_engine, create_session_factory
+from idp_common.db.hot_pool import HotPool
 from idp_common.db.models import Client
 from idp_common.repos.codes import create_authorization_code
 from idp_common.repos.refresh_tokens import issue_refresh_token, revoke_family
@@ -27,6 +28,7 @@ async def _plant(stack: Stack, client_id: str, user_id: str) -> dict[str, str]:
     """An expired code, an expired refresh token, a revoked live one and a fresh one."""
     now = datetime.now(UTC)
     engine = create_engine(stack.database_url)
+    hot = HotPool(stack.database_url, timeout=5.0)
     planted: dict[str, str] = {}
     try:
         async with create_session_factory(engine).begin() as db:
@@ -43,7 +45,7 @@ async def _plant(stack: Stack, client_id: str, user_id: str) -> dict[str, str]:
             }
             for name, issued in (("old_code", now - timedelta(hours=3)), ("new_code", now)):
                 await create_authorization_code(
-                    engine,
+                    hot,
                     now=issued,
                     redirect_uri="http://127.0.0.1:9/cb",
                     nonce=None,
@@ -72,6 +74,7 @@ async def _plant(stack: Stack, client_id: str, user_id: str) -> dict[str, str]:
                     await revoke_family(db, family, now)
                 planted[name] = str(family)
     finally:
+        await hot.aclose()
         await engine.dispose()
     return planted
 

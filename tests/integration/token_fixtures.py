@@ -27,6 +27,7 @@ from sqlalchemy import select, update
 
 from idp_common.crypto.passwords import hash_password
 from idp_common.db.engine import create_engine, create_session_factory
+from idp_common.db.hot_pool import HotPool
 from idp_common.db.models import (
     Api,
     AuthorizationCode,
@@ -184,9 +185,16 @@ def create_code(
     """An authorization code as ``/oauth2/authorize`` issues it; ``expired`` backdates it."""
     now = datetime.now(UTC)
 
-    async def work(db: Any) -> str:
+    async def work() -> str:
+        pool = HotPool(stack.database_url, timeout=5.0)
+        try:
+            return await issue(pool)
+        finally:
+            await pool.aclose()
+
+    async def issue(pool: HotPool) -> str:
         code: str = await create_authorization_code(
-            db.bind,
+            pool,
             now=now - timedelta(seconds=120) if expired else now,
             client_pk=client.pk,
             user_id=person.id,
@@ -202,7 +210,7 @@ def create_code(
         )
         return code
 
-    return infra.run(_db(stack, work))  # type: ignore[no-any-return]
+    return infra.run(work())
 
 
 def code_rows(stack: Stack) -> int:

@@ -16,7 +16,6 @@ from litestar.connection import ASGIConnection
 from idp_common.config import Settings
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, verify_signature
 from idp_common.crypto.keys import KeySet
-from idp_common.db.engine import driver_connection
 from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.revocation import RevocationList
 from idp_common.web.resources import Resources
@@ -81,7 +80,7 @@ class TokenContext:
 
     async def get_user_claims(self, user_id: uuid.UUID) -> UserClaims | None:
         async def load() -> UserClaims | None:
-            async with driver_connection(self.resources.engine) as conn:
+            async with self.resources.hot.connection() as conn:
                 person = await load_person(conn, user_id)
             return None if person is None else person.claims
 

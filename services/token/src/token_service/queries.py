@@ -12,8 +12,8 @@ service needs it).
   in an ORM session's transaction (the grants' general paths).
 - ``scope_audiences``: ``aud`` of the APIs owning the given scopes, one query.
 
-The hot statements are plain SQL run on the pooled asyncpg connection
-(``idp_common.db.engine.driver_connection``): asyncpg prepares each once per connection,
+The hot statements are plain SQL run on asyncpg's own pool
+(``idp_common.db.hot_pool``): asyncpg prepares each once per connection,
 and each is one round trip that commits by itself.
 """
 

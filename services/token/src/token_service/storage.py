@@ -1,8 +1,8 @@
 """The hot statements of the token and authorize endpoints, one round trip each
 (docs/decisions.md "Token endpoint performance").
 
-Each runs on a pooled asyncpg connection outside a transaction
-(``idp_common.db.engine.driver_connection``), so it commits by itself, and does all its
+Each runs on a connection of asyncpg's own pool, outside a transaction
+(``idp_common.db.hot_pool``), so it commits by itself, and does all its
 work at once with CTEs and ``RETURNING``:
 
 - ``spend_refresh_token``: spend the presented refresh token, insert its successor and
@@ -15,7 +15,7 @@ work at once with CTEs and ``RETURNING``:
   code is unknown or already used (the grant's replay path decides which).
 - ``authorize_view``: the person, their effective scopes and their consent to a client.
 
-The last two take the engine and open the connection themselves, for the authorize
+The last two take the pool and open the connection themselves, for the authorize
 controller (controllers reach storage only through functions like these).
 
 The row layouts match ``idp_common.repos`` records; person columns come from
@@ -28,9 +28,8 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Final
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from idp_common.db.engine import DriverConnection, driver_connection
+from idp_common.db.engine import DriverConnection
+from idp_common.db.hot_pool import HotPool
 from idp_common.protocol.constants import (
     REFRESH_TOKEN_TTL_SECONDS,
 )
@@ -128,10 +127,10 @@ async def consume_code(
 
 
 async def authorize_view(
-    engine: AsyncEngine, user_id: uuid.UUID, client_pk: uuid.UUID
+    pool: HotPool, user_id: uuid.UUID, client_pk: uuid.UUID
 ) -> tuple[Person, set[str]] | None:
     """(the person, the scopes they consented to for ``client_pk``); None if absent."""
-    async with driver_connection(engine) as conn:
+    async with pool.connection() as conn:
         row = await conn.fetchrow(_AUTHORIZE_VIEW, user_id, client_pk)
     person = None if row is None else person_from_row(row)
     if row is None or person is None:

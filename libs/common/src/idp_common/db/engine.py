@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
 from sqlalchemy import event
@@ -68,19 +66,6 @@ def _replace_closed(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     driver = getattr(dbapi_connection, "driver_connection", None)
     if driver is not None and driver.is_closed():
         raise DisconnectionError("the database closed this connection")
-
-
-@asynccontextmanager
-async def driver_connection(engine: AsyncEngine) -> AsyncIterator[DriverConnection]:
-    """A pooled asyncpg connection outside any transaction, for hot-path statements.
-
-    Each statement on it commits by itself (one round trip, no ``BEGIN``/``COMMIT``),
-    and asyncpg prepares it once per connection (its statement cache), so a statement
-    that does all its work at once (a CTE with ``RETURNING``) costs exactly one round
-    trip. The connection goes back to the pool on exit.
-    """
-    async with engine.connect() as connection:
-        yield await driver_of(connection)
 
 
 async def driver_of(connection: AsyncConnection) -> DriverConnection:

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 
 import msgspec
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.engine import driver_connection
+from idp_common.db.hot_pool import HotPool
 from idp_common.db.models import AuthorizationCode
 from idp_common.protocol.constants import AUTHORIZATION_CODE_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
@@ -46,7 +46,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 
 
 async def create_authorization_code(
-    engine: AsyncEngine,
+    pool: HotPool,
     *,
     now: datetime,
     client_pk: uuid.UUID,
@@ -63,9 +63,9 @@ async def create_authorization_code(
 ) -> str:
     """Store a new code's digest with a new grant id; return the code (shown once, to the
     client). One statement on a pooled driver connection: it commits by itself, so the
-    authorization endpoint pays one round trip (``db.engine.driver_connection``)."""
+    authorization endpoint pays one round trip (``idp_common.db.hot_pool``)."""
     code = secrets.token_urlsafe(32)
-    async with driver_connection(engine) as conn:
+    async with pool.connection() as conn:
         await conn.execute(
             _INSERT_CODE,
             digest(code),

@@ -1,4 +1,5 @@
-"""The long-lived clients a service holds: database engine, Redis, signing keys, limiter.
+"""The long-lived clients a service holds: database engine and hot-path pool,
+Redis, signing keys, limiter.
 
 Created once at start-up by the app factory and reached by handlers through
 ``request.app.state.resources``. Nothing here connects eagerly: a service starts (and
@@ -17,16 +18,18 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from idp_common.config import Settings
 from idp_common.crypto.keys import KeySet, load_key_set
 from idp_common.db.engine import create_engine, create_session_factory
+from idp_common.db.hot_pool import HotPool
 from idp_common.db.migrate import head_revision
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.ratelimit import RateLimiter
 from idp_common.sessions import SessionStore
 
-#: Connections a worker keeps; a request finding them all in use waits for one. No
+#: Connections a worker keeps for ORM sessions (the hot statements have their own pool,
+#: ``idp_common.db.hot_pool``); a request finding them all in use waits for one. No
 #: overflow: SQLAlchemy closes an overflow connection as soon as it is returned, so under
 #: load most requests would open and close a Postgres connection (a backend fork, a TLS
 #: attempt, authentication), which costs far more than the wait. The default was 5 + 10.
-POOL_SIZE: Final = 20
+POOL_SIZE: Final = 10
 POOL_OVERFLOW: Final = 0
 
 
@@ -34,6 +37,7 @@ POOL_OVERFLOW: Final = 0
 class Resources:
     settings: Settings
     engine: AsyncEngine
+    hot: HotPool
     sessions: async_sessionmaker[AsyncSession]
     redis: Redis
     keys: KeySet
@@ -48,6 +52,7 @@ class Resources:
 
     async def aclose(self) -> None:
         await self.redis.aclose()
+        await self.hot.aclose()
         await self.engine.dispose()
 
 
@@ -69,6 +74,7 @@ def open_resources(settings: Settings) -> Resources:
     return Resources(
         settings=settings,
         engine=engine,
+        hot=HotPool(settings.database_url, timeout=timeout),
         sessions=create_session_factory(engine),
         redis=redis,
         keys=load_key_set(settings.key_dir),

@@ -131,7 +131,7 @@ async def decide(
         and (hinted is None or hinted == session.user_id)
     )
     user_id = _user_id(session.user_id) if usable and session else None
-    view = await authorize_view(resources.engine, user_id, client.pk) if user_id else None
+    view = await authorize_view(resources.hot, user_id, client.pk) if user_id else None
     if session is None or view is None or view[0].claims.user.disabled:
         if req.no_interaction:
             raise AuthorizeError("login_required", "the person must sign in")
@@ -269,7 +269,7 @@ async def issue_code(
     status: int,
 ) -> Response[bytes]:
     code = await create_authorization_code(
-        resources.engine,
+        resources.hot,
         now=datetime.now(UTC),
         client_pk=client.pk,
         user_id=uuid.UUID(session.user_id),

@@ -33,7 +33,6 @@ from typing import ClassVar, Final, NoReturn
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.audit import AuditEntry, write_audit
-from idp_common.db.engine import driver_connection
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     GRANT_TYPE_REFRESH_TOKEN,
@@ -84,7 +83,7 @@ class AuthorizationCodeGrant:
             raise InvalidRequest("code is required")
         if not req.redirect_uri:
             raise InvalidRequest("redirect_uri is required")
-        async with driver_connection(deps.ctx.resources.engine) as conn:
+        async with deps.ctx.resources.hot.connection() as conn:
             consumed = await consume_code(conn, req.code, datetime.now(UTC))
         if consumed is None:
             await _unknown_or_replayed(req.code, client, deps)

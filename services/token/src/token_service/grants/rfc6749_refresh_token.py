@@ -29,7 +29,6 @@ from typing import ClassVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.engine import driver_connection
 from idp_common.protocol.constants import GRANT_TYPE_REFRESH_TOKEN
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest, InvalidScope
 from idp_common.protocol.rfc6749_scope import narrow_scope, parse_scope
@@ -81,7 +80,7 @@ class RefreshTokenGrant:
             raise InvalidRequest("refresh_token is required")
         requested = parse_scope(req.scope)
         successor = secrets.token_urlsafe(32)
-        async with driver_connection(deps.ctx.resources.engine) as conn:
+        async with deps.ctx.resources.hot.connection() as conn:
             spent = await spend_refresh_token(
                 conn,
                 token=req.refresh_token,
