@@ -13,10 +13,11 @@ Keys (every key under the deployment's ``SVC_REDIS_PREFIX``):
   as the newest of them lives. Replaying the code or reusing a spent refresh token
   revokes them all (RFC 6749 §4.1.2, RFC 7009 §2.1).
 
-``is_revoked`` checks of one worker that arrive within one turn of the event loop go
-to Redis together, as one ``MGET``, and ``track_grant_jti`` writes as one pipeline
-(:class:`idp_common.turn_batch.TurnBatch`): each request still asks Redis at the moment
-it is answered, but a busy worker pays one round trip for many.
+Calls of one worker that arrive within one turn of the event loop go to Redis together:
+``is_revoked`` checks as one ``MGET`` (:class:`idp_common.redis_batch.RedisBatch`),
+``track_grant_jti`` writes as one script call (:class:`idp_common.turn_batch.TurnBatch`).
+Each request still asks Redis at the moment it is answered, but a busy worker pays one
+round trip for many.
 
 Redis errors propagate: the caller decides whether to fail open or closed.
 """
@@ -29,9 +30,23 @@ from typing import Final
 
 from redis.asyncio import Redis
 
+from idp_common.redis_batch import RedisBatch
 from idp_common.turn_batch import TurnBatch
 
 __all__ = ["RevocationList"]
+
+# KEYS: grant keys; ARGV: jti, exp, ttl for each. The hash lives as long as its
+# longest-lived token: its expiry is set when it has none and only ever extended.
+_TRACK_SCRIPT: Final = """
+for i, key in ipairs(KEYS) do
+  local ttl = tonumber(ARGV[3 * i])
+  redis.call('HSET', key, ARGV[3 * i - 2], ARGV[3 * i - 1])
+  if redis.call('TTL', key) < ttl then
+    redis.call('EXPIRE', key, ttl)
+  end
+end
+return 0
+"""
 
 #: Tokens that expire within this many seconds are not worth listing.
 _MIN_TTL: Final = 1
@@ -51,8 +66,9 @@ class RevocationList:
     def __init__(self, redis: Redis, prefix: str) -> None:
         self._redis = redis
         self._prefix = prefix
-        self._lookups: TurnBatch[str, bool] = TurnBatch(self._listed)
+        self._reads = RedisBatch(redis)
         self._tracked: TurnBatch[_Issued, None] = TurnBatch(self._track)
+        self._track_script = redis.register_script(_TRACK_SCRIPT)
 
     def _jti_key(self, jti: str) -> str:
         return f"{self._prefix}revoked-jti:{jti}"
@@ -69,13 +85,7 @@ class RevocationList:
     async def is_revoked(self, jti: str) -> bool:
         """Whether ``jti`` is listed now: one ``MGET`` shared with the checks made at the
         same moment (see the module)."""
-        return await self._lookups.submit(self._jti_key(jti))
-
-    async def _listed(self, keys: list[str]) -> list[bool]:
-        unique = list(dict.fromkeys(keys))
-        values = await self._redis.mget(unique)
-        present = {key for key, value in zip(unique, values, strict=True) if value is not None}
-        return [key in present for key in keys]
+        return await self._reads.get(self._jti_key(jti)) is not None
 
     async def track_grant_jti(
         self, grant_id: uuid.UUID | str, jti: str, *, exp: int, now: int
@@ -85,13 +95,10 @@ class RevocationList:
         await self._tracked.submit(_Issued(self._grant_key(grant_id), jti, exp, now))
 
     async def _track(self, issued: list[_Issued]) -> list[None]:
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for item in issued:
-                ttl = max(_MIN_TTL, item.exp - item.now)
-                pipe.hset(item.grant_key, item.jti, str(item.exp))
-                pipe.expire(item.grant_key, ttl, gt=True)
-                pipe.expire(item.grant_key, ttl, nx=True)
-            await pipe.execute()
+        args: list[str | int] = []
+        for item in issued:
+            args += [item.jti, item.exp, max(_MIN_TTL, item.exp - item.now)]
+        await self._track_script(keys=[item.grant_key for item in issued], args=args)
         return [None] * len(issued)
 
     async def revoke_grant(self, grant_id: uuid.UUID | str, *, now: int) -> int:

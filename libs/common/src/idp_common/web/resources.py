@@ -9,6 +9,7 @@ reports itself degraded) even when Postgres or Redis is down.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from ipaddress import IPv4Network, IPv6Network
 from typing import Final
 
@@ -45,9 +46,10 @@ class Resources:
     trusted_networks: tuple[IPv4Network | IPv6Network, ...]
     head_revision: str
 
-    @property
+    @cached_property
     def browser_sessions(self) -> SessionStore:
-        """Browser sessions and sign-in challenges (Redis, under the settings' prefix)."""
+        """Browser sessions and sign-in challenges (Redis, under the settings' prefix);
+        one store per application, so that its reads and writes are batched together."""
         return SessionStore(self.redis, self.settings.redis_prefix)
 
     async def aclose(self) -> None:

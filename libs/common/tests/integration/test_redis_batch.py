@@ -1,0 +1,77 @@
+"""RedisBatch and RevocationList against the local Redis, each test in its own prefix."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+
+from idp_common.redis_batch import RedisBatch
+from idp_common.revocation import RevocationList
+
+pytestmark = pytest.mark.integration
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+async def redis_client() -> AsyncIterator[Redis]:
+    client = Redis.from_url(REDIS_URL)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+async def prefix(redis_client: Redis) -> AsyncIterator[str]:
+    value = f"test-batch-{secrets.token_hex(8)}:"
+    yield value
+    keys = [key async for key in redis_client.scan_iter(match=f"{value}*", count=500)]
+    if keys:
+        await redis_client.delete(*keys)
+
+
+async def test_gets_and_sets_of_one_turn_answer_each_caller(
+    redis_client: Redis, prefix: str
+) -> None:
+    batch = RedisBatch(redis_client)
+    await redis_client.set(f"{prefix}a", b"1")
+    got = await asyncio.gather(
+        batch.get(f"{prefix}a"), batch.get(f"{prefix}missing"), batch.get(f"{prefix}a")
+    )
+    assert got == [b"1", None, b"1"]
+    await asyncio.gather(
+        batch.set(f"{prefix}x", b"one", ttl_seconds=60),
+        batch.set(f"{prefix}y", b"two", ttl_seconds=5),
+    )
+    assert await redis_client.mget([f"{prefix}x", f"{prefix}y"]) == [b"one", b"two"]
+    assert 55 < await redis_client.ttl(f"{prefix}x") <= 60
+    assert 0 < await redis_client.ttl(f"{prefix}y") <= 5
+
+
+async def test_tracked_tokens_of_a_grant_are_revoked_together(
+    redis_client: Redis, prefix: str
+) -> None:
+    revocations = RevocationList(redis_client, prefix)
+    grant, other = uuid.uuid4(), uuid.uuid4()
+    now = 1_000_000
+    await asyncio.gather(
+        revocations.track_grant_jti(grant, "a", exp=now + 300, now=now),
+        revocations.track_grant_jti(grant, "b", exp=now + 900, now=now),
+        revocations.track_grant_jti(other, "c", exp=now + 300, now=now),
+    )
+    # the grant's list lives as long as its longest-lived token, and is never shortened
+    assert 890 < await redis_client.ttl(f"{prefix}grant-jti:{grant}") <= 900
+    await revocations.track_grant_jti(grant, "d", exp=now + 10, now=now)
+    assert 890 < await redis_client.ttl(f"{prefix}grant-jti:{grant}") <= 900
+
+    assert await revocations.revoke_grant(grant, now=now) == 3
+    checks = await asyncio.gather(*(revocations.is_revoked(j) for j in ("a", "b", "c", "d")))
+    assert checks == [True, True, False, True]
+    assert 290 < await redis_client.ttl(f"{prefix}revoked-jti:a") <= 300
+    assert await redis_client.exists(f"{prefix}grant-jti:{grant}") == 0
