@@ -12,7 +12,8 @@ next successful sign-in.
 
 Hashing is CPU-bound and deliberately slow. Code running on the event loop must call
 :func:`hash_password_async` and :func:`verify_password_async`, which run in a worker thread
-(argon2-cffi releases the GIL while hashing).
+(argon2-cffi releases the GIL while hashing). Verification reuses each thread's argon2
+memory instead of mapping 64 MiB afresh (:mod:`idp_common.crypto.argon2_verify`).
 
 Client secrets are *not* hashed here: they are random (at least 256 bits) and stored as a
 SHA-256 digest (DESIGN.md §2 "Tokens and clients").
@@ -31,6 +32,8 @@ from typing import TypeVar
 
 from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
+
+from idp_common.crypto.argon2_verify import verify_phc
 
 __all__ = [
     "hash_password",
@@ -83,8 +86,8 @@ def verify_password(hash: str, password: str) -> bool:
     stored value): never raises for a wrong password. The comparison is constant-time.
     """
     try:
-        return bool(_HASHER.verify(hash, password))
-    except (VerificationError, InvalidHashError):
+        return verify_phc(hash, password.encode("utf-8"))
+    except (VerificationError, InvalidHashError, ValueError):
         return False
 
 
