@@ -1,4 +1,5 @@
-"""Fixtures of the schema integration tests: throw-away Postgres databases.
+"""Fixtures of the integration tests: throw-away Postgres databases, and a Redis client
+with a key prefix of the test's own (its keys are deleted afterwards).
 
 The admin connection defaults to ``postgresql://postgres@127.0.0.1:5432/postgres``; set
 ``IDP_TEST_PG_ADMIN_URL`` to use another server. Each database is named
@@ -11,6 +12,7 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
+from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from idp_common.db.engine import create_engine
@@ -57,3 +59,25 @@ async def migrated_engine(fresh_database_url: str) -> AsyncIterator[AsyncEngine]
         yield engine
     finally:
         await engine.dispose()
+
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+async def redis_client() -> AsyncIterator[Redis]:
+    client = Redis.from_url(REDIS_URL)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+async def prefix(redis_client: Redis) -> AsyncIterator[str]:
+    """A key prefix no other test uses; its keys are deleted after the test."""
+    value = f"test-{secrets.token_hex(8)}:"
+    yield value
+    keys = [key async for key in redis_client.scan_iter(match=f"{value}*", count=500)]
+    if keys:
+        await redis_client.delete(*keys)

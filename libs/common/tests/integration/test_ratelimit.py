@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import secrets
-from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis
@@ -12,26 +10,6 @@ from redis.asyncio import Redis
 from idp_common.ratelimit import RateLimiter, rate_limit_key
 
 pytestmark = pytest.mark.integration
-
-REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-@pytest.fixture
-async def redis_client() -> AsyncIterator[Redis]:
-    client = Redis.from_url(REDIS_URL)
-    try:
-        yield client
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-async def prefix(redis_client: Redis) -> AsyncIterator[str]:
-    value = f"test-ratelimit-{secrets.token_hex(8)}:"
-    yield value
-    keys = [key async for key in redis_client.scan_iter(match=f"{value}*", count=500)]
-    if keys:
-        await redis_client.delete(*keys)
 
 
 @pytest.fixture

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import secrets
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis
@@ -14,26 +12,6 @@ from idp_common.redis_batch import RedisBatch
 from idp_common.revocation import RevocationList
 
 pytestmark = pytest.mark.integration
-
-REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-@pytest.fixture
-async def redis_client() -> AsyncIterator[Redis]:
-    client = Redis.from_url(REDIS_URL)
-    try:
-        yield client
-    finally:
-        await client.aclose()
-
-
-@pytest.fixture
-async def prefix(redis_client: Redis) -> AsyncIterator[str]:
-    value = f"test-batch-{secrets.token_hex(8)}:"
-    yield value
-    keys = [key async for key in redis_client.scan_iter(match=f"{value}*", count=500)]
-    if keys:
-        await redis_client.delete(*keys)
 
 
 async def test_gets_and_sets_of_one_turn_answer_each_caller(
