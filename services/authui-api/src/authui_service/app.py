@@ -12,7 +12,6 @@ from authui_service.controllers.signin import SigninController
 from authui_service.csrf import allowed_origins, same_site_json
 from authui_service.throttle import AccountThrottle
 from idp_common.config import Settings, load_settings
-from idp_common.sessions import SessionStore
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.resources import open_resources
 
@@ -23,7 +22,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
     context = SigninContext(
         settings=settings,
         resources=resources,
-        store=SessionStore(resources.redis, settings.redis_prefix),
+        store=resources.browser_sessions,
         throttle=AccountThrottle(resources.redis, settings.redis_prefix),
         secrets_key=settings.secrets_key_bytes,
         allowed_origins=allowed_origins(settings),
