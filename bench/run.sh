@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of the token and sign-in endpoints on an isolated stack: installs what is
-# missing (wrk from Debian, the local servers, the uv environment), then runs bench/run.py,
+# missing (wrk from Debian, the local servers, the uv environment, the built pages), then runs bench/run.py,
 # which starts its own stack, measures, prints one table and removes the stack.
 # Options are passed on: bash bench/run.sh --help
 set -euo pipefail
@@ -11,6 +11,7 @@ command -v wrk >/dev/null || apt_install wrk
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || apt_install nginx-light
 ensure_servers
 ensure_python
+ensure_frontends  # the proxy of the stack serves the built pages; it waits for /console/
 
 export IDP_TEST_PG_ADMIN_URL="$IDP_PG_ADMIN_URL"
 exec uv run --frozen python -m bench.run "$@"
