@@ -314,8 +314,12 @@ class Run:
     def hello(self) -> None:
         self.wrk("hello", "hello-world GET /health/live", WrkRequest("/health/live"))
 
-    def bare_sign(self) -> None:
-        """The issue's yardstick (bench/bare_sign.py), served like the services, then stopped."""
+    def bare_sign(self, label: str = "bare Litestar route, one RS256 sign") -> None:
+        """The issue's yardstick (bench/bare_sign.py), served like the services, then stopped.
+
+        Measured first and again last: the targets use the faster of the two, so a noisy
+        moment on the machine can only make them harder, never easier.
+        """
         port = infra.free_port()
         command = [sys.executable, "-m", "bench.bare_sign", str(self.stack.key_dir), str(port)]
         process = self.stack.spawn("bare-sign", [*command, str(self.opts.workers)], port, {})
@@ -326,7 +330,7 @@ class Run:
                 self.add(
                     wrk_row(
                         "bare_sign",
-                        "bare Litestar route, one RS256 sign",
+                        label,
                         process.url,
                         req,
                         conc,
@@ -340,8 +344,13 @@ class Run:
     @property
     def machine_scale(self) -> float | None:
         """This machine's speed against the issue's: bare route at c=64 / 4,300."""
-        bare = self.result("bare_sign", 64)
+        bare = self.yardstick
         return bare.rate / ISSUE_BARE_RATE if bare and bare.rate else None
+
+    @property
+    def yardstick(self) -> Result | None:
+        rows = [r for r in self.results if r.key == "bare_sign" and r.conc == 64]
+        return max(rows, key=lambda r: r.rate) if rows else None
 
     def jwks(self) -> None:
         self.wrk(
@@ -612,10 +621,11 @@ def report_ceilings(run: Run) -> list[str]:
         if hello:
             out.append(f"  hello-world GET /health/live (token), c={conc}: {hello.rate:,.0f} req/s")
     if run.machine_scale is not None:
-        bare = run.result("bare_sign", 64)
+        bare = run.yardstick
         assert bare is not None
         out.append(
-            f"  yardstick: bare Litestar route signing one RS256 JWT, c=64: {bare.rate:,.0f}/s; "
+            f"  yardstick: bare Litestar route signing one RS256 JWT, c=64: {bare.rate:,.0f}/s "
+            "(the faster of first and last); "
             f"the issue's machine: about {ISSUE_BARE_RATE:,.0f}/s\n"
             f"    this machine = {run.machine_scale:.2f} x the issue's; rate targets are "
             f"multiplied by it, the p99 bound divided"
@@ -739,6 +749,9 @@ def main(argv: list[str] | None = None) -> int:
             if name in opts.only:
                 say(f"scenario {name}")
                 scenario(run)
+        if "bare_sign" in opts.only:
+            say("the yardstick again, at the end")
+            run.bare_sign("bare Litestar route, again at the end")
         run.notes += log_findings(stack)
         print_report(run)
         return 0
