@@ -1,13 +1,31 @@
-"""Wiring of the administration API (``create_app`` is Granian's factory)."""
+"""Wiring of the administration API (``create_app`` is Granian's factory).
+
+One controller module per resource of spec part 4 "Admin: ...", each exporting
+``ROUTES``; every route declares its one permission with ``requires``.
+"""
 
 from __future__ import annotations
 
-from admin_service.controllers.audit import AuditController
+from admin_service.audit_trail import audit_refused_write
+from admin_service.controllers import apis, audit, clients, groups, profile_fields, roles, users
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
+
+ROUTES = [
+    *apis.ROUTES,
+    *audit.ROUTES,
+    *clients.ROUTES,
+    *groups.ROUTES,
+    *profile_fields.ROUTES,
+    *roles.ROUTES,
+    *users.ROUTES,
+]
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
     return create_service_app(
-        settings or load_settings(), name="admin", route_handlers=[AuditController]
+        settings or load_settings(),
+        name="admin",
+        route_handlers=ROUTES,
+        after_exception=[audit_refused_write],
     )

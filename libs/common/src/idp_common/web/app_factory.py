@@ -18,7 +18,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.types import ControllerRouterHandler
+from litestar.types import AfterExceptionHookHandler, ControllerRouterHandler
 
 from idp_common.config import Settings
 from idp_common.web.drain import ASGIApp, DrainRequestBody
@@ -103,10 +103,13 @@ def create_service_app(
     health_checks: Mapping[str, Check] | None = None,
     lifespans: Sequence[Lifespan] = (),
     resources: Resources | None = None,
+    after_exception: Sequence[AfterExceptionHookHandler[Exception]] = (),
 ) -> ServiceApp:
     """Wire a service; the Litestar app is ``.app`` of the returned ASGI callable.
 
-    ``resources`` defaults to clients built from ``settings``.
+    ``resources`` defaults to clients built from ``settings``; ``after_exception`` hooks
+    see every exception before it is mapped to a response (the admin API audits refused
+    writes there).
     """
     configure_logging(settings)
     held = resources or open_resources(settings)
@@ -129,6 +132,7 @@ def create_service_app(
         openapi_config=None if settings.is_prod else _openapi(name),
         cors_config=_cors(settings),
         lifespan=[close_resources, *lifespans, _freeze_when_started],
+        after_exception=list(after_exception),
         debug=False,
     )
     return DrainRequestBody(cast(ASGIApp, app), limit=settings.avatar_max_bytes + 2 * 1024 * 1024)

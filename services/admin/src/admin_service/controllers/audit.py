@@ -38,3 +38,6 @@ class AuditController(Controller):
         filters = AuditFilter(action=action, actor=actor, target=target, since=since, until=until)
         async with resources_of(request).sessions() as session:
             return await list_audit(session, filters, limit=limit, cursor=cursor)
+
+
+ROUTES = [AuditController]
