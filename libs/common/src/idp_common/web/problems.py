@@ -9,6 +9,7 @@ with a bare 500: debug detail never reaches a body.
 from __future__ import annotations
 
 import logging
+import re
 from http import HTTPStatus
 from typing import Any
 
@@ -19,6 +20,8 @@ from litestar.types import ExceptionHandlersMap
 from idp_common.errors import DomainError, FieldError, InvalidArgument
 
 PROBLEM_JSON = "application/problem+json"
+#: msgspec names the member in the message when an object lacks one or has a stranger.
+_NAMED_MEMBER = re.compile(r"(?:unknown|missing required) field `([^`]+)`")
 log = logging.getLogger("idp.errors")
 
 
@@ -63,6 +66,9 @@ def _validation_error(
     for item in exc.extra if isinstance(exc.extra, list) else []:
         if isinstance(item, dict):
             field = str(item.get("key") or item.get("source") or "body")
+            message = str(item.get("message", ""))
+            if named := _NAMED_MEMBER.search(message):  # name the member, not the body
+                field = named.group(1) if field in ("data", "body") else f"{field}.{named[1]}"
             errors.append(FieldError(field=field, message=str(item.get("message", "invalid"))))
     names = ", ".join(e.field for e in errors) or "request"
     return problem_response(
