@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench
+.PHONY: help up down test check unit bench bench-admin
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -19,3 +19,6 @@ check: ## lint, types, import rules and the unit tests only
 
 bench: ## throughput/latency of the token and sign-in endpoints on an isolated stack
 	@bash bench/run.sh
+
+bench-admin: ## latency and query count of the admin lists (10,000 users, a user in 50 groups)
+	@bash bench/run.sh --admin

@@ -14,4 +14,8 @@ ensure_python
 ensure_frontends  # the proxy of the stack serves the built pages; it waits for /console/
 
 export IDP_TEST_PG_ADMIN_URL="$IDP_PG_ADMIN_URL"
+if [ "${1:-}" = "--admin" ]; then  # the admin lists (issue 4): bench/admin_lists.py
+  shift
+  exec uv run --frozen python -m bench.admin_lists "$@"
+fi
 exec uv run --frozen python -m bench.run "$@"

@@ -48,6 +48,8 @@ def test_no_server_error_and_every_answer_matches_its_schema(
         "20261121",
         "--request-timeout",
         "20",
+        "--generation-database",
+        "none",
         "--report-dir",
         str(tmp_path),
     ]
