@@ -59,8 +59,17 @@ class NotFound(DomainError):
 
 
 class Conflict(DomainError):
+    """The request collides with what is stored (a taken name, a protected record);
+    ``errors`` names the field when one is to blame."""
+
     status_code = 409
     title = "Conflict"
+
+    def __init__(
+        self, detail: str, *, code: str = "conflict", errors: Sequence[FieldError] = ()
+    ) -> None:
+        super().__init__(detail, code=code)
+        self.errors = list(errors)
 
 
 class PreconditionFailed(DomainError):

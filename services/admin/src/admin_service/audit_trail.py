@@ -23,7 +23,7 @@ from litestar.types import Scope
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.audit import AuditEntry, record_audit, write_audit
-from idp_common.errors import DomainError, InvalidArgument
+from idp_common.errors import Conflict, DomainError, InvalidArgument
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller
 
@@ -78,7 +78,7 @@ async def audit_refused_write(exc: Exception, scope: Scope) -> None:
     if caller is None:
         return
     detail: dict[str, Any] = {"code": getattr(exc, "code", None)}
-    if isinstance(exc, InvalidArgument):
+    if isinstance(exc, InvalidArgument | Conflict):
         detail["fields"] = [e.field for e in exc.errors]
     params = scope.get("path_params") or {}
     target = next((str(v) for v in params.values()), None)

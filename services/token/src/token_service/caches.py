@@ -37,6 +37,7 @@ class TTLCache(Generic[K, V]):
         self._clock = clock
         self._entries: OrderedDict[K, tuple[float, V]] = OrderedDict()
         self._loading: dict[K, asyncio.Future[V | None]] = {}
+        self._epoch = 0  # moved by clear(): a load begun before it is not stored
 
     def get(self, key: K) -> V | None:
         entry = self._entries.get(key)
@@ -56,6 +57,13 @@ class TTLCache(Generic[K, V]):
     def discard(self, key: K) -> None:
         self._entries.pop(key, None)
 
+    def clear(self) -> None:
+        """Forget everything, including loads under way (their callers still get their
+        answer, but it is not kept, and later callers load afresh)."""
+        self._entries.clear()
+        self._loading.clear()
+        self._epoch += 1
+
     async def get_or_load(self, key: K, load: Callable[[], Awaitable[V | None]]) -> V | None:
         """The cached value, or ``load()``'s (stored unless None)."""
         cached = self.get(key)
@@ -66,6 +74,7 @@ class TTLCache(Generic[K, V]):
             return await asyncio.shield(pending)
         future: asyncio.Future[V | None] = asyncio.get_running_loop().create_future()
         self._loading[key] = future
+        epoch = self._epoch
         try:
             value = await load()
         except BaseException as exc:
@@ -73,8 +82,9 @@ class TTLCache(Generic[K, V]):
             future.exception()  # mark retrieved: waiters re-raise, nobody warns
             raise
         finally:
-            self._loading.pop(key, None)
+            if self._loading.get(key) is future:
+                del self._loading[key]
         future.set_result(value)
-        if value is not None:
+        if value is not None and epoch == self._epoch:
             self.put(key, value)
         return value

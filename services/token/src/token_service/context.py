@@ -13,9 +13,11 @@ from typing import Any, Final
 
 from litestar.connection import ASGIConnection
 
+from idp_common.change_stamp import CLIENTS, StampWatch
 from idp_common.config import Settings
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, verify_signature
 from idp_common.crypto.keys import KeySet
+from idp_common.redis_batch import RedisBatch
 from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.revocation import RevocationList
 from idp_common.web.resources import Resources
@@ -37,6 +39,7 @@ _STATE_KEY: Final = "token_context"
 class TokenContext:
     resources: Resources
     revocations: RevocationList
+    client_stamp: StampWatch
     clients: TTLCache[str, ClientRecord] = field(
         default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
     )
@@ -70,7 +73,10 @@ class TokenContext:
         return claims
 
     async def get_client(self, client_id: str) -> ClientRecord | None:
-        """The client, from the cache or one load (two indexed queries)."""
+        """The client, from the cache or one load (two indexed queries). The cache is
+        dropped when an administrator changed a client (``idp_common.change_stamp``)."""
+        if await self.client_stamp.changed():
+            self.clients.clear()
 
         async def load() -> ClientRecord | None:
             async with self.resources.sessions() as session:
@@ -105,9 +111,11 @@ def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContex
     context: TokenContext | None = state.get(_STATE_KEY)
     if context is None:
         resources: Resources = state.resources
+        prefix = resources.settings.redis_prefix
         context = TokenContext(
             resources=resources,
-            revocations=RevocationList(resources.redis, resources.settings.redis_prefix),
+            revocations=RevocationList(resources.redis, prefix),
+            client_stamp=StampWatch(RedisBatch(resources.redis), prefix, CLIENTS),
         )
         state[_STATE_KEY] = context
     return context

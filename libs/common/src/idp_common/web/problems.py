@@ -17,7 +17,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
-from idp_common.errors import DomainError, FieldError, InvalidArgument
+from idp_common.errors import Conflict, DomainError, FieldError, InvalidArgument
 
 PROBLEM_JSON = "application/problem+json"
 #: msgspec names the member in the message when an object lacks one or has a stranger.
@@ -48,7 +48,7 @@ def problem_response(
 
 
 def _domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[dict[str, Any]]:
-    errors = exc.errors if isinstance(exc, InvalidArgument) else None
+    errors = exc.errors if isinstance(exc, InvalidArgument | Conflict) else None
     return problem_response(
         request,
         status=exc.status_code,
