@@ -425,14 +425,6 @@ def test_rotate_secret_returns_a_new_secret_and_stores_its_digest(
     assert old not in dumped and new not in dumped
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "token service caches client records (with the secret digest) for 5 s per worker "
-        "(token_service/context.py CLIENT_CACHE_SECONDS): the old secret keeps working "
-        "until the entry expires"
-    ),
-)
 def test_rotation_end_to_end_old_secret_fails_at_once(
     admin_api: AdminApi, stack: Stack, http: httpx.Client
 ) -> None:

@@ -109,8 +109,8 @@ def test_models_declare_every_table() -> None:
 
 
 def test_revisions_form_one_line_ending_at_head() -> None:
-    assert head_revision() == "0002"
-    assert older_revisions("0002") == {"0001"}
+    assert head_revision() == "0003"
+    assert older_revisions("0003") == {"0001", "0002"}
 
 
 async def test_upgrade_downgrade_upgrade(fresh_database_url: str) -> None:

@@ -8,15 +8,18 @@ never in an audit row or a log.
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
 from litestar.params import Parameter
 from litestar.status_codes import HTTP_200_OK, HTTP_204_NO_CONTENT
+from redis.exceptions import RedisError
 
 from admin_service.audit_trail import audit
 from admin_service.store import clients as store
+from idp_common.change_stamp import CLIENTS, bump
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     SCOPE_IDP_CLIENTS_READ,
@@ -25,6 +28,8 @@ from idp_common.protocol.constants import (
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
+
+log = logging.getLogger("idp.admin.clients")
 
 TARGET_TYPE = "client"
 _READ = f"Needs `{SCOPE_IDP_CLIENTS_READ}`."
@@ -62,6 +67,17 @@ _WIRE_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(ClientUpdat
 
 class ClientScopesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     scopes: list[str]
+
+
+async def _tell_token_service(request: Request[Any, Any, Any]) -> None:
+    """After the commit: token workers drop their cached clients (idp_common.change_stamp),
+    so a rotated secret or a removed redirect URI stops working at once. If Redis cannot
+    be told, the change still stands and reaches them when their cache expires (5 s)."""
+    resources = resources_of(request)
+    try:
+        await bump(resources.redis, resources.settings.redis_prefix, CLIENTS)
+    except (RedisError, OSError) as exc:
+        log.error("could not announce a client change (%s)", type(exc).__name__)
 
 
 class ClientsController(Controller):
@@ -152,6 +168,7 @@ class ClientsController(Controller):
                 target=client_id,
                 detail={"fields": [_WIRE_NAMES[f] for f in changed]},
             )
+        await _tell_token_service(request)
         return client
 
     @delete(
@@ -176,6 +193,7 @@ class ClientsController(Controller):
                 target=client_id,
                 status_code=204,
             )
+        await _tell_token_service(request)
 
     @post(
         "/{client_id:str}/rotate-secret",
@@ -200,6 +218,7 @@ class ClientsController(Controller):
                 target_type=TARGET_TYPE,
                 target=client_id,
             )
+        await _tell_token_service(request)
         return rotated
 
     @put(
@@ -222,6 +241,7 @@ class ClientsController(Controller):
                 target=client_id,
                 detail={"scopes": client.scopes},
             )
+        await _tell_token_service(request)
         return client
 
 

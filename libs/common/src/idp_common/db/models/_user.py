@@ -24,6 +24,9 @@ class User(Base):
     __table_args__ = (
         Index("uq_users_email_lower", func.lower(text("email")), unique=True),
         Index("uq_users_username_lower", func.lower(text("username")), unique=True),
+        # Prefix search (LIKE 'x%') under a collation other than "C" (migration 0003).
+        Index("ix_users_email_lower_pattern", text("lower(email) text_pattern_ops")),
+        Index("ix_users_username_lower_pattern", text("lower(username) text_pattern_ops")),
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
