@@ -133,12 +133,12 @@ def test_create_api_duplicates(admin_api: AdminApi) -> None:
     same_name = admin_api.post(
         "/admin/apis", json={"name": api["name"], "audience": "https://other.test/" + unique_name()}
     )
-    assert_problem(same_name, 409)
+    assert_problem(same_name, 409, field="name")
     assert "name" in same_name.json()["detail"]
     same_audience = admin_api.post(
         "/admin/apis", json={"name": unique_name(), "audience": api["audience"]}
     )
-    assert_problem(same_audience, 409)
+    assert_problem(same_audience, 409, field="audience")
     assert "audience" in same_audience.json()["detail"]
     count = query(admin_api.stack, "SELECT count(*) AS n FROM apis WHERE name = $1", api["name"])
     assert count == [{"n": 1}]

@@ -124,7 +124,7 @@ def test_create_group_invalid(admin_api: AdminApi, body: dict[str, object], fiel
 def test_create_group_duplicate_name(admin_api: AdminApi) -> None:
     group = new_group(admin_api)
     response = admin_api.post("/admin/groups", json={"name": group["name"]})
-    assert_problem(response, 409)
+    assert_problem(response, 409, field="name")
     assert "name" in response.json()["detail"]
     count = query(
         admin_api.stack, "SELECT count(*) AS n FROM groups WHERE name = $1", group["name"]

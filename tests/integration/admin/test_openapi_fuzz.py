@@ -23,9 +23,7 @@ SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 CHECKS = "not_a_server_error,response_schema_conformance"
 
 
-def test_no_server_error_and_every_answer_matches_its_schema(
-    stack: Stack, tmp_path: Path
-) -> None:
+def test_no_server_error_and_every_answer_matches_its_schema(stack: Stack, tmp_path: Path) -> None:
     token = tokens.mint(
         stack.key_dir, issuer=stack.issuer, scopes=ALL_ADMIN_SCOPES, subject="fuzzer", ttl=3600
     )

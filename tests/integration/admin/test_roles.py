@@ -103,7 +103,7 @@ def test_create_role_invalid(admin_api: AdminApi, body: dict[str, object], field
 def test_create_role_duplicate_name(admin_api: AdminApi) -> None:
     role = new_role(admin_api)
     response = admin_api.post("/admin/roles", json={"name": role["name"]})
-    assert_problem(response, 409)
+    assert_problem(response, 409, field="name")
     assert "name" in response.json()["detail"]
     assert query(
         admin_api.stack, "SELECT count(*) AS n FROM roles WHERE name = $1", role["name"]

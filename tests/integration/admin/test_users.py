@@ -206,7 +206,7 @@ def test_create_user_refuses_a_taken_email_or_username_case_insensitively(
     again = admin_api.post(
         "/admin/users", json={"email": user["email"].upper(), "password": GOOD_PASSWORD}
     )
-    assert_problem(again, 409)
+    assert_problem(again, 409, field="email")
     assert "email" in again.json()["detail"]
     same_name = admin_api.post(
         "/admin/users",
@@ -216,7 +216,7 @@ def test_create_user_refuses_a_taken_email_or_username_case_insensitively(
             "password": GOOD_PASSWORD,
         },
     )
-    assert_problem(same_name, 409)
+    assert_problem(same_name, 409, field="username")
     assert "username" in same_name.json()["detail"]
     rows = query(stack, "SELECT 1 FROM users WHERE lower(email) = lower($1)", user["email"])
     assert len(rows) == 1

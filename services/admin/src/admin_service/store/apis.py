@@ -85,7 +85,9 @@ def parse_id(raw: str, what: str) -> uuid.UUID:
 
 def _taken(kind: str, field: str) -> Conflict:
     return Conflict(
-        f"{field} is already used by another {kind}", code=f"admin.{kind}_{field}_taken"
+        f"{field} is already used by another {kind}",
+        code=f"admin.{kind}_{field}_taken",
+        errors=[FieldError(field, f"already used by another {kind}")],
     )
 
 
@@ -168,6 +170,7 @@ async def update_api(
         raise Conflict(
             "name cannot change while the API has scopes (their values begin with it)",
             code="admin.api_name_in_use",
+            errors=[FieldError("name", "cannot change while the API has scopes")],
         )
     await _check_unique_api(
         session,

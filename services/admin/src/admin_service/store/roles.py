@@ -48,7 +48,9 @@ def role_not_found() -> NotFound:
 
 def name_taken(kind: str) -> Conflict:
     return Conflict(
-        f"name: a {kind} with this name already exists", code=f"admin.{kind}_name_taken"
+        f"name: a {kind} with this name already exists",
+        code=f"admin.{kind}_name_taken",
+        errors=[FieldError("name", f"a {kind} with this name already exists")],
     )
 
 

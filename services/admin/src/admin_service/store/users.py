@@ -110,7 +110,11 @@ def like_prefix(prefix: str) -> str:
 
 
 def _taken(field: str) -> Conflict:
-    return Conflict(f"{field}: another user already has this {field}", code=f"admin.{field}_taken")
+    return Conflict(
+        f"{field}: another user already has this {field}",
+        code=f"admin.{field}_taken",
+        errors=[FieldError(field, f"another user already has this {field}")],
+    )
 
 
 async def _check_unique(
