@@ -7,7 +7,16 @@ One controller module per resource of spec part 4 "Admin: ...", each exporting
 from __future__ import annotations
 
 from admin_service.audit_trail import audit_refused_write
-from admin_service.controllers import apis, audit, clients, groups, profile_fields, roles, users
+from admin_service.controllers import (
+    apis,
+    audit,
+    clients,
+    groups,
+    profile_fields,
+    roles,
+    user_profile,
+    users,
+)
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
 
@@ -18,6 +27,7 @@ ROUTES = [
     *groups.ROUTES,
     *profile_fields.ROUTES,
     *roles.ROUTES,
+    *user_profile.ROUTES,
     *users.ROUTES,
 ]
 

@@ -1,0 +1,13 @@
+"""Administrator-defined profile fields and their values (spec part 2 "Profile field",
+DESIGN.md "Profile fields").
+
+Shared by the administration API and the self-service API (``/entity/profile``):
+
+- :mod:`.schema`: the wire Structs (creation body, update body, read shape, validators);
+- :mod:`.rules`: pure checks of a field definition (key syntax, validators per data type,
+  ``enumValues``, the claim pair and the reserved claim names);
+- :mod:`.values`: pure conversion and validation of one value (text stored, typed at the
+  edges: spec part 2 rule 10);
+- :mod:`.presets`: the preset catalogue (rule 9);
+- :mod:`.store`: the repository of fields and values (Postgres enforces ``unique``).
+"""
