@@ -112,3 +112,36 @@ def test_mapped_claims_follow_the_granted_claim_scope(stack: Stack) -> None:
     for answer in (id_claims, userinfo):
         assert dept["claimName"] not in answer
         assert level["claimName"] not in answer
+
+
+def test_a_group_field_is_released_only_while_the_person_is_a_member(stack: Stack) -> None:
+    api = AdminApi(stack)
+    suffix = uuid.uuid4().hex[:8]
+    person = records.create_user(stack)
+    try:
+        group = api.post("/admin/groups", json={"name": f"lab-{suffix}"}).json()
+        added = api.post(f"/admin/groups/{group['id']}/members", json={"members": [person.id]})
+        assert added.status_code == 200, added.text
+        badge = define(
+            api,
+            key=f"badge_{suffix}",
+            label="Lab badge",
+            groupId=group["id"],
+            claimName=f"badge_{suffix}",
+            claimScope="profile",
+        )
+        resp = api.patch(f"/admin/users/{person.id}/profile", json={badge["key"]: "B-42"})
+        assert resp.status_code == 200, resp.text
+        app = records.create_client(stack, redirect_uri="http://127.0.0.1:9/callback")
+
+        id_claims, userinfo = tokens_and_userinfo(stack, app, person, "openid profile")
+        assert id_claims[badge["claimName"]] == "B-42"
+        assert userinfo[badge["claimName"]] == "B-42"
+
+        left = api.delete(f"/admin/groups/{group['id']}/members/{person.id}")
+        assert left.status_code == 204, left.text
+        id_claims, userinfo = tokens_and_userinfo(stack, app, person, "openid profile")
+        assert badge["claimName"] not in id_claims  # the field no longer applies
+        assert badge["claimName"] not in userinfo
+    finally:
+        api.close()

@@ -183,15 +183,13 @@ def test_create_refuses_bad_input(admin_api: AdminApi, body: dict[str, Any], fie
 
 def test_unknown_validator_is_named(admin_api: AdminApi) -> None:
     resp = admin_api.post(BASE, json={"key": new_key(), "label": "x", "validators": {"regex": "a"}})
-    assert_problem(resp, 422)
-    assert "regex" in resp.text
+    assert_problem(resp, 422, field="validators.regex")
 
 
 def test_key_and_claim_name_are_unique(admin_api: AdminApi) -> None:
     first = create(admin_api, claimName=new_key("c"), claimScope="profile")
     again = admin_api.post(BASE, json={"key": first["key"], "label": "y"})
-    assert_problem(again, 409)
-    assert first["key"] in again.json()["detail"]
+    assert_problem(again, 409, field="key")
     same_claim = admin_api.post(
         BASE,
         json={
@@ -201,8 +199,7 @@ def test_key_and_claim_name_are_unique(admin_api: AdminApi) -> None:
             "claimScope": "email",
         },
     )
-    assert_problem(same_claim, 409)
-    assert "claimName" in same_claim.json()["detail"]
+    assert_problem(same_claim, 409, field="claimName")
 
 
 # --- GET list, presets, one ---------------------------------------------------------------

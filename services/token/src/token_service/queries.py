@@ -65,6 +65,9 @@ PERSON_COLUMNS: Final = """
         SELECT ARRAY[f.claim_name, f.claim_scope, f.data_type, v.value]
         FROM profile_values AS v JOIN profile_fields AS f ON f.id = v.field_id
         WHERE v.user_id = u.id AND f.claim_name IS NOT NULL AND f.claim_scope IS NOT NULL
+            AND (f.group_id IS NULL OR EXISTS (
+                SELECT 1 FROM group_members AS fm
+                WHERE fm.group_id = f.group_id AND fm.user_id = u.id))
     ) AS mapped,
     ARRAY(
         SELECT sc.value FROM scopes AS sc WHERE sc.id IN (

@@ -120,24 +120,35 @@ async def _check_taken(
     if field_id is not None:  # an update: the field itself does not count
         base = base.where(ProfileField.id != field_id)
     if key is not None and await session.scalar(base.where(ProfileField.key == key)):
-        raise Conflict(f"a profile field with key {key!r} exists", code="profile_field.key_taken")
+        raise _key_taken()
     if claim_name is not None and await session.scalar(
         base.where(ProfileField.claim_name == claim_name)
     ):
-        raise Conflict(
-            f"claimName {claim_name!r} is released by another field",
-            code="profile_field.claim_name_taken",
-        )
+        raise _claim_name_taken()
+
+
+def _key_taken() -> Conflict:
+    return Conflict(
+        "a profile field with this key exists",
+        code="profile_field.key_taken",
+        errors=[FieldError("key", "a profile field with this key exists")],
+    )
+
+
+def _claim_name_taken() -> Conflict:
+    return Conflict(
+        "claimName is released by another field",
+        code="profile_field.claim_name_taken",
+        errors=[FieldError("claimName", "released by another field")],
+    )
 
 
 def _conflict_of(exc: IntegrityError) -> Conflict:
     text = str(exc.orig)
     if "uq_profile_fields_key" in text:
-        return Conflict("a profile field with this key exists", code="profile_field.key_taken")
+        return _key_taken()
     if "uq_profile_fields_claim_name" in text:
-        return Conflict(
-            "claimName is released by another field", code="profile_field.claim_name_taken"
-        )
+        return _claim_name_taken()
     raise exc
 
 
@@ -272,4 +283,5 @@ async def set_values(
             raise Conflict(
                 f"{field.key}: this value is already used by another person",
                 code="profile.value_not_unique",
+                errors=[FieldError(field.key, "already used by another person")],
             ) from exc
