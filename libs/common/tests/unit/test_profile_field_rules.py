@@ -287,3 +287,14 @@ def test_url_values() -> None:
     for bad in ("example.com", "ftp://example.com", "javascript:alert(1)", "https://", "http:// x"):
         assert "URL" in refused(f, bad), bad
     assert "pattern" in refused(f, "http://example.com")
+
+
+def test_a_backtracking_pattern_is_cut_off_not_run_to_the_end() -> None:
+    # (a|aa)+$ takes exponential time on a long run of "a" followed by "!": the value is
+    # refused after the time limit instead of holding the event loop.
+    f = field("string", pattern="(a|aa)+")
+    start = datetime.now(UTC)
+    with pytest.raises(ValueError, match="pattern"):
+        to_text(f, "a" * 40 + "!")
+    assert (datetime.now(UTC) - start).total_seconds() < 1
+    assert to_text(f, "aaaa") == "aaaa"

@@ -11,6 +11,7 @@ from datetime import date
 from typing import Final
 
 import msgspec
+import regex
 from msgspec import UNSET
 
 from idp_common.errors import FieldError
@@ -133,8 +134,8 @@ def _check_pattern(pattern: str) -> list[FieldError]:
         message = f"is longer than {MAX_PATTERN_LENGTH} characters"
         return [FieldError("validators.pattern", message)]
     try:
-        re.compile(pattern)
-    except re.error as exc:
+        regex.compile(pattern)  # the module values are matched with (values.py)
+    except regex.error as exc:
         return [FieldError("validators.pattern", f"is not a valid regular expression: {exc}")]
     return []
 

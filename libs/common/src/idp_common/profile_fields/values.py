@@ -12,6 +12,8 @@ import re
 from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
 
+import regex
+
 from idp_common.profile_fields.rules import MAX_VALUE_LENGTH, parse_date
 from idp_common.profile_fields.schema import Validators
 
@@ -21,6 +23,9 @@ PHONE: Final = re.compile(r"\+?[0-9 ()-]{5,32}")
 MAX_EMAIL_LENGTH: Final = 254
 #: Integers are kept within 64 bits so that every consumer can read them.
 INT_RANGE: Final = range(-(2**63), 2**63)
+#: An administrator's ``pattern`` runs on values people send; one with catastrophic
+#: backtracking (``(a|aa)+$``) must not hold the event loop, so matching is cut off.
+PATTERN_TIMEOUT_SECONDS: Final = 0.02
 
 
 class FieldRules(Protocol):
@@ -41,9 +46,18 @@ def _text_checks(text: str, v: Validators) -> str:
         raise ValueError(f"is shorter than {v.min_length} characters")
     if v.max_length is not None and len(text) > v.max_length:
         raise ValueError(f"is longer than {v.max_length} characters")
-    if v.pattern is not None and not re.fullmatch(v.pattern, text):
+    if v.pattern is not None and not _matches(v.pattern, text):
         raise ValueError(f"does not match the pattern {v.pattern}")
     return text
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """Full match with the ``regex`` module (a superset of ``re`` with a time limit); a
+    value that takes too long to decide does not match."""
+    try:
+        return regex.fullmatch(pattern, text, timeout=PATTERN_TIMEOUT_SECONDS) is not None
+    except TimeoutError:
+        return False
 
 
 def _string_of(raw: Any, data_type: str) -> str:
