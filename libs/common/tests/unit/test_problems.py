@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 from litestar import Litestar, post
+from litestar.params import JSONBody
 from litestar.testing import TestClient
 
 from idp_common.web.problems import PROBLEM_JSON, exception_handlers
@@ -16,7 +17,7 @@ class Body(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
 
 
 @post("/things")
-async def create(data: Body) -> dict[str, str]:
+async def create(data: JSONBody[Body]) -> dict[str, str]:
     return {"name": data.name}
 
 

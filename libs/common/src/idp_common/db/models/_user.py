@@ -25,8 +25,16 @@ class User(Base):
         Index("uq_users_email_lower", func.lower(text("email")), unique=True),
         Index("uq_users_username_lower", func.lower(text("username")), unique=True),
         # Prefix search (LIKE 'x%') under a collation other than "C" (migration 0003).
-        Index("ix_users_email_lower_pattern", text("lower(email) text_pattern_ops")),
-        Index("ix_users_username_lower_pattern", text("lower(username) text_pattern_ops")),
+        Index(
+            "ix_users_email_lower_pattern",
+            func.lower(text("email")).label("email_lower"),
+            postgresql_ops={"email_lower": "text_pattern_ops"},
+        ),
+        Index(
+            "ix_users_username_lower_pattern",
+            func.lower(text("username")).label("username_lower"),
+            postgresql_ops={"username_lower": "text_pattern_ops"},
+        ),
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
