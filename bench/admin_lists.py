@@ -18,6 +18,7 @@ in 50 groups, each under 50 ms p99, without N+1 queries.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import statistics
 import sys
@@ -168,6 +169,7 @@ async def query_counts(stack: Stack, token: str, user_id: str) -> dict[str, int]
     """Statements per request of each route, through the app built in this process."""
     os.environ.update(stack.env)
     asgi = create_app(load_settings())
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the test client logs each call
     app = asgi.app  # type: ignore[attr-defined]
     engine = app.state.resources.engine.sync_engine
     headers = {"Authorization": f"Bearer {token}"}
