@@ -22,6 +22,7 @@ from idp_common.profile_fields.schema import (
     ProfileFieldUpdate,
     Validators,
 )
+from idp_common.protocol.constants import RESERVED_CLAIM_NAMES
 
 KEY_PATTERN: Final = re.compile(r"[a-z][a-z0-9_]{0,62}")
 CLAIM_NAME_PATTERN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,99}")
@@ -38,42 +39,8 @@ TEXT_TYPES: Final = frozenset({"string", "email", "phone", "url"})
 RANGED_TYPES: Final = frozenset({"integer", "date"})
 
 #: DESIGN.md: JWT registered claims, OIDC protocol claims and the claims the provider
-#: releases itself; compared case-insensitively.
-RESERVED_CLAIMS: Final = frozenset(
-    [
-        "iss",
-        "sub",
-        "aud",
-        "exp",
-        "nbf",
-        "iat",
-        "jti",
-        "auth_time",
-        "nonce",
-        "acr",
-        "amr",
-        "azp",
-        "sid",
-        "at_hash",
-        "c_hash",
-        "s_hash",
-        "events",
-        "scope",
-        "client_id",
-        "cnf",
-        "act",
-        "may_act",
-        "typ",
-        "_claim_names",
-        "_claim_sources",
-        "email",
-        "email_verified",
-        "preferred_username",
-        "name",
-        "picture",
-        "updated_at",
-    ]
-)
+#: releases itself; compared case-insensitively (one list, in the protocol constants).
+RESERVED_CLAIMS: Final = RESERVED_CLAIM_NAMES
 
 
 def check_key(key: str) -> list[FieldError]:
