@@ -6,7 +6,6 @@ One controller module per resource of spec part 4 "Admin: ...", each exporting
 
 from __future__ import annotations
 
-from admin_service.audit_trail import audit_refused_write
 from admin_service.controllers import (
     apis,
     audit,
@@ -19,6 +18,7 @@ from admin_service.controllers import (
 )
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
+from idp_common.web.audit_trail import audit_refused_write
 
 ROUTES = [
     *apis.ROUTES,

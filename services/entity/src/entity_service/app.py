@@ -1,10 +1,43 @@
-"""Wiring of the entity service (``create_app`` is Granian's factory)."""
+"""Wiring of the self-service API (``create_app`` is Granian's factory).
+
+Routes of spec part 4 "Entity (self-service)" and "Media", one controller module per
+resource, each exporting ``ROUTES``; every ``/entity/*`` route declares its one permission
+with ``requires`` (``idp:account|sessions|connections:read|write``, which every person
+holds) and acts on the caller (the token's ``sub``) only.
+"""
 
 from __future__ import annotations
 
+from entity_service.controllers import (
+    connections,
+    credentials,
+    media,
+    permissions,
+    photo,
+    profile,
+    sessions,
+    totp,
+)
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
+from idp_common.web.audit_trail import audit_refused_write
+
+ROUTES = [
+    *connections.ROUTES,
+    *credentials.ROUTES,
+    *media.ROUTES,
+    *permissions.ROUTES,
+    *photo.ROUTES,
+    *profile.ROUTES,
+    *sessions.ROUTES,
+    *totp.ROUTES,
+]
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
-    return create_service_app(settings or load_settings(), name="entity", route_handlers=[])
+    return create_service_app(
+        settings or load_settings(),
+        name="entity",
+        route_handlers=ROUTES,
+        after_exception=[audit_refused_write],
+    )

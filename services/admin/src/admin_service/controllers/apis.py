@@ -12,11 +12,11 @@ import msgspec
 from litestar import Controller, Request, delete, get, patch, post
 from litestar.params import Parameter
 
-from admin_service.audit_trail import audit
 from admin_service.store import apis as store
 from admin_service.store.apis import ApiPage, ApiRead, ScopePage, ScopeRead
 from idp_common.protocol.constants import SCOPE_IDP_APIS_READ, SCOPE_IDP_APIS_WRITE
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
 

@@ -17,7 +17,6 @@ from litestar.params import Parameter
 from litestar.status_codes import HTTP_200_OK, HTTP_204_NO_CONTENT
 from redis.exceptions import RedisError
 
-from admin_service.audit_trail import audit
 from admin_service.store import clients as store
 from idp_common.change_stamp import CLIENTS, bump
 from idp_common.protocol.constants import (
@@ -26,6 +25,7 @@ from idp_common.protocol.constants import (
     SCOPE_IDP_CLIENTS_WRITE,
 )
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
 

@@ -11,11 +11,11 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
 
-from admin_service.audit_trail import audit
 from admin_service.controllers.roles import Description, Limit, Name, strip_name
 from admin_service.store import groups as store
 from idp_common.protocol.constants import SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE
 from idp_common.repos.paging import DEFAULT_LIMIT, Page
+from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
 

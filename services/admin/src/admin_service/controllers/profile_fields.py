@@ -12,7 +12,6 @@ from typing import Annotated, Any
 from litestar import Controller, Request, delete, get, patch, post
 from litestar.params import Parameter
 
-from admin_service.audit_trail import audit
 from idp_common.errors import NotFound
 from idp_common.profile_fields import rules, store
 from idp_common.profile_fields.presets import PRESETS
@@ -27,6 +26,7 @@ from idp_common.protocol.constants import (
     SCOPE_IDP_PROFILE_FIELDS_WRITE,
 )
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
 

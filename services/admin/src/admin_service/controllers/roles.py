@@ -12,10 +12,10 @@ import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
 from litestar.params import Parameter
 
-from admin_service.audit_trail import audit
 from admin_service.store import roles as store
 from idp_common.protocol.constants import SCOPE_IDP_ROLES_READ, SCOPE_IDP_ROLES_WRITE
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
+from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
 

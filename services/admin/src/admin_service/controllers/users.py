@@ -26,7 +26,6 @@ from litestar import Controller, Request, delete, get, patch, post, put
 from litestar.params import Parameter
 from msgspec import UNSET, Meta, UnsetType
 
-from admin_service.audit_trail import audit
 from admin_service.store import users as store
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.password_policy import check_password
@@ -34,6 +33,7 @@ from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
 from idp_common.repos.permissions import EffectiveScope, list_scope_sources
 from idp_common.session_end import revoke_user_refresh_tokens
+from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
 

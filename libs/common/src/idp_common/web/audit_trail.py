@@ -1,4 +1,5 @@
-"""Every administrative write leaves one audit row (DESIGN.md "Admin and entity APIs").
+"""Every write of the admin and self-service APIs leaves one audit row (DESIGN.md "Admin
+and entity APIs").
 
 - A write that succeeds calls :func:`audit` inside its own transaction, so the row and the
   change commit or roll back together. ``action`` is ``<resource>.<verb>`` (for example
@@ -27,7 +28,7 @@ from idp_common.errors import Conflict, DomainError, InvalidArgument
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller
 
-log = logging.getLogger("idp.admin.audit")
+log = logging.getLogger("idp.audit_trail")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 

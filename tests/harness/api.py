@@ -1,0 +1,129 @@
+"""Calling the admin and self-service APIs in tests, and the checks every route shares.
+
+Spec part 4 and §7: each route answers its success, 401 without a (valid) token, 403 with
+a valid token lacking the route's one permission, 404 for a missing id, 422 naming the
+field for bad input, always as problem+json. Requests go straight to the service (from
+127.0.0.1, a trusted sender) with a fresh ``X-Forwarded-For`` each, so that the
+per-address limit on failed authentications never mixes tests.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from tests.harness import tokens
+from tests.harness.records import query
+from tests.harness.stack import Stack
+
+PROBLEM_JSON = "application/problem+json"
+MISSING_ID = "00000000-0000-4000-8000-000000000000"
+
+
+def fresh_address() -> str:
+    n = uuid.uuid4().int
+    return f"198.19.{n % 250}.{(n >> 8) % 250 + 1}"
+
+
+class ApiClient:
+    """httpx against one service; every call carries a token for ``actor`` with
+    ``scopes`` (``all_scopes`` by default) and the extra claims given."""
+
+    def __init__(self, stack: Stack, service: str, actor: str, all_scopes: Sequence[str]) -> None:
+        self.stack = stack
+        self.actor = actor
+        self.all_scopes = tuple(all_scopes)
+        self.claims: dict[str, Any] = {}
+        self.client = httpx.Client(base_url=stack.service_url(service), timeout=20)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def token(self, scopes: Sequence[str] | None = None, **claims: Any) -> str:
+        return tokens.mint(
+            self.stack.key_dir,
+            issuer=self.stack.issuer,
+            scopes=self.all_scopes if scopes is None else scopes,
+            subject=self.actor,
+            **{**self.claims, **claims},
+        )
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        scopes: Sequence[str] | bool | None = True,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        address: str | None = None,
+        headers: dict[str, str] | None = None,
+        **body: Any,
+    ) -> httpx.Response:
+        """``scopes=None`` sends no token at all; ``True`` (default) every scope."""
+        sent = {"X-Forwarded-For": address or fresh_address(), **(headers or {})}
+        if scopes is not None:
+            granted = None if scopes is True else scopes
+            sent["Authorization"] = f"Bearer {self.token(granted)}"
+        return self.client.request(method, path, json=json, params=params, headers=sent, **body)
+
+    def get(self, path: str, **kw: Any) -> httpx.Response:
+        return self.call("GET", path, **kw)
+
+    def post(self, path: str, **kw: Any) -> httpx.Response:
+        return self.call("POST", path, **kw)
+
+    def put(self, path: str, **kw: Any) -> httpx.Response:
+        return self.call("PUT", path, **kw)
+
+    def patch(self, path: str, **kw: Any) -> httpx.Response:
+        return self.call("PATCH", path, **kw)
+
+    def delete(self, path: str, **kw: Any) -> httpx.Response:
+        return self.call("DELETE", path, **kw)
+
+    def audit_rows(self, target: str) -> list[dict[str, object]]:
+        """Audit rows about ``target``, oldest first."""
+        return query(
+            self.stack,
+            "SELECT action, actor, target_type, target, ip, status_code, detail "
+            "FROM audit_events WHERE target = $1 ORDER BY id",
+            target,
+        )
+
+
+def assert_problem(response: httpx.Response, status: int, *, field: str | None = None) -> None:
+    """An RFC 9457 body with ``status``; with ``field``, one error names it."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith(PROBLEM_JSON), response.headers
+    body = response.json()
+    assert body["status"] == status
+    if field is not None:
+        named = [e["field"] for e in body.get("errors", [])]
+        assert field in named, body
+
+
+def assert_guarded(
+    api: ApiClient, method: str, path: str, permission: str, *, json: Any = None
+) -> None:
+    """401 without a token and with a bad one; 403 with every permission but this one."""
+    assert_problem(api.call(method, path, scopes=None, json=json), 401)
+    bad = api.client.request(
+        method,
+        path,
+        json=json,
+        headers={"Authorization": "Bearer not.a.token", "X-Forwarded-For": fresh_address()},
+    )
+    assert_problem(bad, 401)
+    others = [s for s in api.all_scopes if s != permission]
+    denied = api.call(method, path, scopes=others, json=json)
+    assert_problem(denied, 403)
+    assert permission in denied.headers["www-authenticate"]
+
+
+def now() -> int:
+    return int(time.time())
