@@ -44,7 +44,10 @@ def run_schemathesis(
         "--report-dir",
         str(report_dir),
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
+    # its crash cache goes to the working directory: keep it out of the checkout
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=900, check=False, cwd=report_dir
+    )
 
 
 def assert_clean(run: subprocess.CompletedProcess[str]) -> None:
