@@ -1,7 +1,42 @@
-"""Routes of this resource are being built (issue 5); the module exports ``ROUTES``."""
+"""``/entity/permissions``: what the caller is allowed to do (spec part 4 "Entity
+(self-service)"): every scope the caller holds and where each comes from, the same
+answer as the admin API's ``GET /admin/users/{user_id}/effective-scopes`` (one
+explanation, :func:`idp_common.repos.permissions.list_scope_sources`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-ROUTES: list[Any] = []
+import msgspec
+from litestar import Controller, Request, get
+
+from entity_service.store.profile import person_id
+from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ
+from idp_common.repos.permissions import EffectiveScope, list_scope_sources
+from idp_common.web.caller import resources_of
+from idp_common.web.guard import current_caller, requires
+
+
+class PermissionsRead(msgspec.Struct, frozen=True):
+    items: list[EffectiveScope]
+
+
+class PermissionsController(Controller):
+    path = "/entity/permissions"
+    tags = ["permissions"]
+
+    @get(
+        operation_id="getOwnPermissions",
+        summary="Your permissions: every scope you hold and where it comes from",
+        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. Sources: `direct`, `role`, `group` "
+        "(through a role of the group) and `default` (the self-service scopes every person "
+        "holds). An application's token carries only those of them it was granted.",
+        **requires(SCOPE_IDP_ACCOUNT_READ),
+    )
+    async def read_permissions(self, request: Request[Any, Any, Any]) -> PermissionsRead:
+        async with resources_of(request).sessions() as session:
+            person = await person_id(session, current_caller(request).subject)
+            return PermissionsRead(items=await list_scope_sources(session, person))
+
+
+ROUTES = [PermissionsController]

@@ -1,7 +1,89 @@
-"""Routes of this resource are being built (issue 5); the module exports ``ROUTES``."""
+"""``/entity/profile`` and ``/entity/profile/schema``: the caller's own profile (spec part 4
+"Entity (self-service)"; part 2 "Profile field" and "Built-in person facts").
+
+GET answers the built-in facts and ``fields``, the values of every readable field that
+applies to the caller. PATCH takes ``{key: value | null}``: exactly the ``userWritable``
+fields that apply to the caller, plus the built-in ``displayName`` and ``username``; any
+other key is a 422 naming it and nothing changes. Audited ``profile.update`` with the keys
+sent, never the values. The rules live in :mod:`entity_service.store.profile`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-ROUTES: list[Any] = []
+from litestar import Controller, Request, get, patch
+
+from entity_service.store import profile as store
+from entity_service.store.profile import ProfileRead, ProfileSchema
+from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
+from idp_common.web.audit_trail import audit
+from idp_common.web.caller import resources_of
+from idp_common.web.guard import current_caller, requires
+
+
+class ProfileController(Controller):
+    path = "/entity/profile"
+    tags = ["profile"]
+
+    @get(
+        operation_id="getOwnProfile",
+        summary="Read your profile",
+        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. The built-in facts (`picture` is the "
+        "public photo URL or null) and `fields`: every readable profile field that applies to "
+        "you (global fields and those of your groups), null where no value is stored.",
+        **requires(SCOPE_IDP_ACCOUNT_READ),
+    )
+    async def read_profile(self, request: Request[Any, Any, Any]) -> ProfileRead:
+        resources = resources_of(request)
+        async with resources.sessions() as session:
+            person = await store.person_id(session, current_caller(request).subject)
+            fields = await store.fields_of(session, person)
+            return await store.read_profile(session, person, fields, resources.settings.issuer_base)
+
+    @patch(
+        operation_id="updateOwnProfile",
+        summary="Change your profile",
+        description=f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}`. Body `{{key: value | null}}` keyed by "
+        "field key: exactly the `userWritable` fields that apply to you, plus the built-in "
+        "`displayName` (string) and `username` (string, or null to remove it; unique). Any "
+        "other key is a 422 naming it and nothing changes; null removes a value (not of a "
+        "`required` field); a value held by someone else in a `unique` field is a 409. "
+        "Answers the profile as GET does.",
+        **requires(SCOPE_IDP_ACCOUNT_WRITE),
+    )
+    async def update_profile(
+        self, request: Request[Any, Any, Any], data: dict[str, Any]
+    ) -> ProfileRead:
+        resources = resources_of(request)
+        async with resources.sessions.begin() as session:
+            person = await store.person_id(session, current_caller(request).subject, lock=True)
+            fields = await store.fields_of(session, person)
+            await store.apply_edit(session, person, store.plan_edit(fields, data))
+            if data:
+                audit(
+                    request,
+                    session,
+                    action="profile.update",
+                    target_type="user",
+                    target=str(person),
+                    detail={"keys": sorted(data)},
+                )
+            return await store.read_profile(session, person, fields, resources.settings.issuer_base)
+
+    @get(
+        "/schema",
+        operation_id="getOwnProfileSchema",
+        summary="The profile fields that apply to you",
+        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. Global fields and those of your groups "
+        "that you can read, in `displayOrder`; `userWritable` says which ones PATCH "
+        "`/entity/profile` accepts.",
+        **requires(SCOPE_IDP_ACCOUNT_READ),
+    )
+    async def read_schema(self, request: Request[Any, Any, Any]) -> ProfileSchema:
+        async with resources_of(request).sessions() as session:
+            person = await store.person_id(session, current_caller(request).subject)
+            return store.schema_of(await store.fields_of(session, person))
+
+
+ROUTES = [ProfileController]
