@@ -1,7 +1,180 @@
-"""Routes of this resource are being built (issue 5); the module exports ``ROUTES``."""
+"""``/entity/credentials/password`` and ``/entity/credentials/email`` (spec part 4; DESIGN.md
+"Wire contracts": ``{currentPassword, newPassword}`` and ``{email, currentPassword}``).
+
+Both need ``idp:account:write``, a sign-in within 300 s (RFC 9470, 403 with the step-up
+challenge otherwise: :mod:`idp_common.web.recent_auth`) and the current password (a wrong
+one is a 422 naming ``currentPassword``; attempts are limited per person, see
+:mod:`entity_service.store.credentials`).
+
+- Password: the new one passes the policy (422 naming ``newPassword``), is hashed off the
+  event loop, and in one transaction with the new hash every browser session of the
+  person ends with the logout fan-out (reason ``password_changed``) and every refresh
+  token of theirs is revoked. 204. Audited ``credentials.password``.
+- Email: syntax (422 naming ``email``), not used by another person case-insensitively
+  (409 naming ``email``); takes effect at once and is unverified when it names another
+  mailbox. 200 with the profile as ``GET /entity/profile`` answers it. A notice goes to
+  the old address after the answer (as the password-reset mail does): a mail failure is
+  logged with the person's id, never the address, and the change stands. Audited
+  ``credentials.email`` (no addresses in the record).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import Annotated, Any, Final
 
-ROUTES: list[Any] = []
+import msgspec
+from litestar import Controller, Request, Response, post
+from litestar.background_tasks import BackgroundTask
+from msgspec import Meta
+
+from entity_service.store import credentials as store
+from entity_service.store import profile
+from entity_service.store.credentials import NEW_PASSWORD_FIELD
+from idp_common.config import Settings
+from idp_common.crypto.passwords import hash_password_async
+from idp_common.mail import MailError, build_message, send_mail
+from idp_common.password_policy import check_password
+from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
+from idp_common.repos.users import UserRecord, get_password_hash
+from idp_common.session_end import end_sessions, revoke_user_refresh_tokens
+from idp_common.web.audit_trail import audit
+from idp_common.web.caller import resources_of
+from idp_common.web.guard import current_caller
+from idp_common.web.recent_auth import requires_recent_sign_in
+
+log = logging.getLogger("idp.entity.credentials")
+AnyRequest = Request[Any, Any, Any]
+STEP_UP_NOTE: Final = (
+    f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}` and a sign-in within the last 300 seconds (else 403 "
+    'with `WWW-Authenticate: Bearer error="insufficient_user_authentication", max_age=300`).'
+)
+NOTICE_SUBJECT: Final = "Your sign-in email address was changed"
+Secret = Annotated[str, Meta(max_length=1024)]  # the policy says why a length is refused
+
+
+class PasswordChange(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
+    current_password: Secret
+    new_password: Secret
+
+
+class EmailChange(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
+    email: Annotated[str, Meta(max_length=1024)]
+    current_password: Secret
+
+
+class CredentialsController(Controller):
+    path = "/entity/credentials"
+    tags = ["credentials"]
+
+    @post(
+        "/password",
+        status_code=204,
+        operation_id="changeOwnPassword",
+        summary="Change your password (signs you out everywhere)",
+        description=f"{STEP_UP_NOTE} A wrong `currentPassword` or a `newPassword` the policy "
+        "refuses is a 422 naming it. Every session of yours ends and every refresh token of "
+        "yours is revoked.",
+        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+    )
+    async def change_password(self, request: AnyRequest, data: PasswordChange) -> None:
+        resources = resources_of(request)
+        subject = current_caller(request).subject
+        async with resources.sessions() as session:
+            person = await store.person_record(session, await profile.person_id(session, subject))
+            stored = await get_password_hash(session, person.id)
+        context = (person.email, person.username)
+        check_password(data.new_password, context=context, field=NEW_PASSWORD_FIELD)
+        await store.verify_current_password(
+            resources.limiter, person.id, stored, data.current_password
+        )
+        new_hash = await hash_password_async(data.new_password)
+        browser_sessions = resources.browser_sessions
+        async with resources.sessions.begin() as session:
+            await profile.person_id(session, subject, lock=True)
+            await store.password_unchanged(session, person.id, stored or "")
+            await store.set_password_hash(session, person.id, new_hash)
+            ended = await browser_sessions.list_sessions(str(person.id))
+            revoked = await end_sessions(
+                session,
+                browser_sessions,
+                ended,
+                reason="password_changed",
+                nats_prefix=resources.settings.nats_prefix,
+            )
+            revoked += await revoke_user_refresh_tokens(session, person.id)
+            audit(
+                request,
+                session,
+                action="credentials.password",
+                target_type="user",
+                target=str(person.id),
+                status_code=204,
+                detail={"sessions_ended": len(ended), "refresh_tokens_revoked": revoked},
+            )
+
+    @post(
+        "/email",
+        status_code=200,
+        operation_id="changeOwnEmail",
+        summary="Change your sign-in email address",
+        description=f"{STEP_UP_NOTE} A wrong `currentPassword` or a malformed `email` is a "
+        "422 naming it; an address another person uses (case-insensitively) is a 409. Takes "
+        "effect at once, unverified; a notice is mailed to the old address. Answers your "
+        "profile as `GET /entity/profile` does.",
+        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+    )
+    async def change_email(
+        self, request: AnyRequest, data: EmailChange
+    ) -> Response[profile.ProfileRead]:
+        resources = resources_of(request)
+        subject = current_caller(request).subject
+        store.check_email(data.email)
+        async with resources.sessions() as session:
+            person_id = await profile.person_id(session, subject)
+            stored = await get_password_hash(session, person_id)
+        await store.verify_current_password(
+            resources.limiter, person_id, stored, data.current_password
+        )
+        async with resources.sessions.begin() as session:
+            await profile.person_id(session, subject, lock=True)
+            before = await store.person_record(session, person_id)
+            moved = await store.change_email(session, before, data.email)
+            audit(
+                request,
+                session,
+                action="credentials.email",
+                target_type="user",
+                target=str(person_id),
+                detail={"other_mailbox": moved},
+            )
+            fields = await profile.fields_of(session, person_id)
+            answer = await profile.read_profile(
+                session, person_id, fields, resources.settings.issuer_base
+            )
+        notice = BackgroundTask(_mail_notice, resources.settings, before) if moved else None
+        return Response(answer, status_code=200, background=notice)
+
+
+async def _mail_notice(settings: Settings, before: UserRecord) -> None:
+    """After the answer: tell the old address. Never raises (the change stands)."""
+    message = build_message(
+        sender=settings.smtp_from,
+        to=before.email,
+        subject=NOTICE_SUBJECT,
+        text=(
+            f"Hello {before.display_name or before.email},\n\n"
+            f"The email address you sign in with at {settings.issuer_base} was just changed;\n"
+            "this address no longer signs in to that account.\n\n"
+            "If you did not make this change, contact your administrator at once.\n"
+        ),
+    )
+    try:
+        await send_mail(settings.smtp_url, message)
+    except MailError as exc:
+        log.warning("email change notice for person %s not sent (%s)", before.id, exc)
+    except Exception:  # the answer went out already; log and drop
+        log.exception("email change notice for person %s not sent", before.id)
+
+
+ROUTES = [CredentialsController]

@@ -1,0 +1,82 @@
+"""Recent sign-in (RFC 9470; spec §5 rule 5): the age rule and the exact refusal."""
+
+from __future__ import annotations
+
+import pytest
+
+from idp_common.errors import PermissionDenied
+from idp_common.protocol.constants import RECENT_SIGN_IN_MAX_AGE_SECONDS
+from idp_common.web.guard import Caller, requires
+from idp_common.web.recent_auth import (
+    CLOCK_SKEW_SECONDS,
+    check_recent_sign_in,
+    recent_sign_in_guard,
+    requires_recent_sign_in,
+    sign_in_is_recent,
+    step_up_challenge,
+)
+
+NOW = 1_700_000_000
+EXACT_HEADER = 'Bearer error="insufficient_user_authentication", max_age=300'
+
+
+def caller(**claims: object) -> Caller:
+    return Caller(
+        subject="p",
+        client_id="console",
+        scopes=frozenset(),
+        auth_time=claims.get("auth_time"),  # type: ignore[arg-type]
+        claims=dict(claims),
+    )
+
+
+@pytest.mark.parametrize(
+    ("auth_time", "recent"),
+    [
+        (NOW, True),
+        (NOW - 1, True),
+        (NOW - RECENT_SIGN_IN_MAX_AGE_SECONDS, True),
+        (NOW - RECENT_SIGN_IN_MAX_AGE_SECONDS - 1, False),
+        (NOW - 1000, False),
+        (float(NOW - 10), True),
+        (NOW + CLOCK_SKEW_SECONDS, True),
+        (NOW + CLOCK_SKEW_SECONDS + 1, False),
+        (None, False),
+        ("1700000000", False),
+        (True, False),
+        ([NOW], False),
+    ],
+)
+def test_sign_in_is_recent(auth_time: object, recent: bool) -> None:
+    assert sign_in_is_recent(auth_time, now=NOW) is recent
+
+
+def test_max_age_is_a_parameter() -> None:
+    assert sign_in_is_recent(NOW - 50, now=NOW, max_age=60)
+    assert not sign_in_is_recent(NOW - 61, now=NOW, max_age=60)
+
+
+def test_the_challenge_is_exactly_the_spec_s() -> None:
+    assert step_up_challenge() == EXACT_HEADER
+    assert step_up_challenge(60) == 'Bearer error="insufficient_user_authentication", max_age=60'
+
+
+def test_a_fresh_caller_passes() -> None:
+    check_recent_sign_in(caller(auth_time=NOW - 10), now=NOW)
+
+
+@pytest.mark.parametrize("claims", [{"auth_time": NOW - 1000}, {}])
+def test_an_old_or_missing_auth_time_is_refused_with_the_header(claims: dict[str, int]) -> None:
+    with pytest.raises(PermissionDenied) as refused:
+        check_recent_sign_in(caller(**claims), now=NOW)
+    assert refused.value.status_code == 403
+    assert refused.value.headers == {"WWW-Authenticate": EXACT_HEADER}
+    assert refused.value.code == "auth.insufficient_user_authentication"
+
+
+def test_the_route_helper_adds_the_age_check_after_the_permission() -> None:
+    plain = requires("idp:account:write")
+    spec = requires_recent_sign_in("idp:account:write")
+    assert spec["guards"] == [*plain["guards"], recent_sign_in_guard]
+    assert spec["security"] == plain["security"]
+    assert spec["opt"]["permission"] == "idp:account:write"
