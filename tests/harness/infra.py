@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -81,6 +82,22 @@ async def delete_nats_stream(stream: str) -> None:
         pass
     finally:
         await client.close()
+
+
+def s3_server_command(port: int) -> list[str]:
+    """moto's standalone S3-compatible server on 127.0.0.1 (in memory, any credentials)."""
+    return [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+
+
+def s3_env(port: int, run: str) -> dict[str, str]:
+    """Settings pointing the services at that server, with a bucket of this run."""
+    return {
+        "SVC_S3_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "SVC_S3_BUCKET": f"idp-t-{run}",
+        "AWS_ACCESS_KEY_ID": "idp-test",
+        "AWS_SECRET_ACCESS_KEY": "idp-test-secret",
+        "AWS_EC2_METADATA_DISABLED": "true",  # never wait for an instance role
+    }
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:

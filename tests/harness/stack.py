@@ -66,10 +66,15 @@ class Stack:
     proxy_port: int
     service_ports: dict[str, int]
     processes: list[Process] = field(default_factory=list)
+    s3_port: int = 0  # the run's moto S3 server
 
     @property
     def proxy_url(self) -> str:
         return f"http://127.0.0.1:{self.proxy_port}"
+
+    @property
+    def s3_url(self) -> str:
+        return f"http://127.0.0.1:{self.s3_port}"
 
     @property
     def issuer(self) -> str:
@@ -186,6 +191,7 @@ def new_stack(base_dir: Path) -> Stack:
     proxy_port = infra.free_port()
     ports = {name: infra.free_port() for name in SERVICES}
     db_name = f"idp_t_{run_id}"
+    s3_port = infra.free_port()
     env = {
         "SVC_ENV": "dev",
         "SVC_ISSUER": f"http://127.0.0.1:{proxy_port}",
@@ -201,8 +207,9 @@ def new_stack(base_dir: Path) -> Stack:
         "SVC_AUTH_FAIL_PER_IP": "20",
         "SVC_LOG_LEVEL": "WARNING",
         "SVC_SECRETS_KEY": generate_secrets_key(),
+        **infra.s3_env(s3_port, run_id),
     }
-    return Stack(run_id, work_dir, db_name, env, proxy_port, ports)
+    return Stack(run_id, work_dir, db_name, env, proxy_port, ports, s3_port=s3_port)
 
 
 def start_stack(stack: Stack, workers: Mapping[str, int] | None = None) -> None:
@@ -210,6 +217,8 @@ def start_stack(stack: Stack, workers: Mapping[str, int] | None = None) -> None:
 
     ``workers`` maps a service name to its Granian worker count (others: one worker).
     """
+    # Photos: a moto S3 server, stopped with the stack; it starts while the database migrates.
+    s3 = stack.spawn("s3", infra.s3_server_command(stack.s3_port), stack.s3_port, {})
     infra.run(infra.create_database(stack.db_name))
     now = datetime.now(UTC)
     generate_key_file(stack.key_dir, now=now - timedelta(days=1), bits=2048)
@@ -224,6 +233,7 @@ def start_stack(stack: Stack, workers: Mapping[str, int] | None = None) -> None:
         for name in SERVICES
     ]
     proxy = stack.start_proxy(port=stack.proxy_port)
+    stack.wait_until_up(s3, "/")
     for process in started:
         stack.wait_until_up(process)
     stack.wait_until_up(proxy, "/console/")

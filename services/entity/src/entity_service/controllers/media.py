@@ -1,7 +1,91 @@
-"""Routes of this resource are being built (issue 5); the module exports ``ROUTES``."""
+"""``GET /media/avatars/{name}``: a profile photo, public, no token (spec part 4 "Media";
+part 1 "Response headers and caching": avatars are cacheable).
+
+The name is checked against the exact shape the upload gives (``<32 hex>.<png|jpg|webp>``)
+before the store is asked: anything else is a 404, as is a name with no object. Names are
+random and never reused, so the answer may be cached for a day and marked ``immutable``;
+its media type comes from the name, and ``nosniff`` (added to every response) keeps a
+browser from guessing another. 503 when no store is configured.
+
+:func:`avatar_store` gives the worker's one :class:`AvatarStore` (opened on first use,
+closed when the app shuts down), or None when ``SVC_S3_ENDPOINT_URL`` is empty.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-ROUTES: list[Any] = []
+from litestar import Controller, Litestar, Request, get
+from litestar.response import Stream
+
+from idp_common.avatars.names import AVATAR_PATH, content_type_of, is_valid_name
+from idp_common.avatars.store import AvatarStore, StoreUnavailable
+from idp_common.errors import NotFound, ServiceUnavailable
+from idp_common.web.caller import resources_of
+
+STATE_KEY: Final = "avatar_store"
+AVATAR_CACHE: Final = "public, max-age=86400, immutable"
+
+
+def avatar_store(request: Request[Any, Any, Any]) -> AvatarStore | None:
+    settings = resources_of(request).settings
+    if not settings.s3_endpoint_url:
+        return None
+    app = request.app
+    store: AvatarStore | None = app.state.get(STATE_KEY)
+    if store is None:  # no await since the lookup: one store per worker
+        store = AvatarStore(
+            settings.s3_endpoint_url,
+            settings.s3_bucket,
+            access_key=getattr(settings, "s3_access_key", None),
+            secret_key=getattr(settings, "s3_secret_key", None),
+        )
+        app.state[STATE_KEY] = store
+
+        async def close_store(_: Litestar) -> None:
+            await store.aclose()
+
+        app.on_shutdown.append(close_store)
+    return store
+
+
+def no_store() -> ServiceUnavailable:
+    return ServiceUnavailable("no photo store is configured", code="photo.store_not_configured")
+
+
+def store_down() -> ServiceUnavailable:
+    return ServiceUnavailable("the photo store cannot be reached", code="photo.store_unavailable")
+
+
+class MediaController(Controller):
+    path = AVATAR_PATH.rstrip("/")
+    tags = ["media"]
+
+    @get(
+        "/{name:str}",
+        operation_id="getAvatar",
+        summary="A profile photo",
+        description="Public: no token. The photo named in a person's `picture` claim, "
+        f"cacheable (`Cache-Control: {AVATAR_CACHE}`). 404 for an unknown name, 503 when "
+        "no photo store is configured.",
+    )
+    async def read_avatar(self, request: Request[Any, Any, Any], name: str) -> Stream:
+        if not is_valid_name(name):
+            raise NotFound("no such photo", code="media.not_found")
+        store = avatar_store(request)
+        if store is None:
+            raise no_store()
+        content_type = content_type_of(name)
+        try:
+            photo = await store.open(name)
+        except StoreUnavailable:
+            raise store_down() from None
+        if photo is None:
+            raise NotFound("no such photo", code="media.not_found")
+        headers = {"Cache-Control": AVATAR_CACHE, "Cross-Origin-Resource-Policy": "cross-origin"}
+        if photo.length is not None:
+            headers["Content-Length"] = str(photo.length)
+        return Stream(photo.chunks, media_type=content_type, headers=headers)
+
+
+ROUTES = [MediaController]

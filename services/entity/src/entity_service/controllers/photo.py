@@ -1,7 +1,163 @@
-"""Routes of this resource are being built (issue 5); the module exports ``ROUTES``."""
+"""``PUT`` and ``DELETE /entity/profile/photo``: the caller's photo (spec part 2 "Built-in
+person facts": photo; part 4 "Entity (self-service)"; DESIGN.md "Wire contracts").
+
+PUT takes the image as the body (``image/png``, ``image/jpeg``, ``image/webp``) or as the
+``file`` field of a ``multipart/form-data`` form, at most ``SVC_AVATAR_MAX_BYTES`` (413
+past it, 415 for another body type). The image is decoded and must be the type it was
+sent as; it is re-encoded without any metadata (:mod:`idp_common.avatars.images`), off
+the event loop, then stored under a new random name. The person's row then takes the new
+name (audited ``profile.photo.set``) and the previous object is deleted once that has
+committed. Answers ``{picture}``, the public URL. DELETE clears the photo (audited
+``profile.photo.delete``) and deletes the object; 204, also when there was none.
+
+Both answer 503 (and change nothing) when no store is configured or it cannot be reached.
+An object whose row change failed is deleted again; one the store failed to delete after
+the commit is only logged (its name is no longer served to anyone who did not have it).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import logging
+from typing import Any, Final
 
-ROUTES: list[Any] = []
+import msgspec
+from litestar import Controller, Request, Response, delete, put
+from litestar.openapi.spec import OpenAPIMediaType, Operation, RequestBody, Schema
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
+from litestar.status_codes import HTTP_204_NO_CONTENT
+
+from entity_service.controllers.media import avatar_store, no_store, store_down
+from entity_service.store import photo as rows
+from idp_common.avatars.images import FORMATS, ImageRejected, clean_photo
+from idp_common.avatars.names import new_name, public_url
+from idp_common.avatars.store import AvatarStore, StoreUnavailable
+from idp_common.avatars.upload import FILE_FIELD, FORM, read_upload
+from idp_common.errors import FieldError, InvalidArgument
+from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
+from idp_common.web.audit_trail import audit
+from idp_common.web.caller import resources_of
+from idp_common.web.guard import current_caller, requires
+
+log = logging.getLogger("idp.entity.photo")
+TARGET: Final = "user"
+_BINARY = Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY)
+
+
+class PhotoRead(msgspec.Struct, frozen=True):
+    picture: str  # the public URL, also released as the `picture` claim
+
+
+class PhotoUpload(Operation):
+    """The request body the handler reads itself (a raw image or a form), for OpenAPI."""
+
+    def __post_init__(self) -> None:
+        form = Schema(
+            type=OpenAPIType.OBJECT, properties={FILE_FIELD: _BINARY}, required=[FILE_FIELD]
+        )
+        content = {media: OpenAPIMediaType(schema=_BINARY) for media in FORMATS}
+        content[FORM] = OpenAPIMediaType(schema=form)
+        self.request_body = RequestBody(content=content, required=True)
+
+
+def _configured(request: Request[Any, Any, Any]) -> AvatarStore:
+    store = avatar_store(request)
+    if store is None:
+        raise no_store()
+    return store
+
+
+async def _delete_quietly(store: AvatarStore, name: str) -> None:
+    try:
+        await store.delete(name)
+    except StoreUnavailable:
+        log.warning("photo object %s left in the store", name)
+
+
+class PhotoController(Controller):
+    path = "/entity/profile/photo"
+    tags = ["profile"]
+
+    @put(
+        operation_id="setOwnPhoto",
+        summary="Set your photo",
+        description=f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}`. The image as the body "
+        f"({', '.join(FORMATS)}) or as the `{FILE_FIELD}` field of a {FORM} form, at most "
+        "`SVC_AVATAR_MAX_BYTES` (413 past it). It must decode as the type it is sent as; "
+        "it is stored without metadata. Answers the public `picture` URL. 503 when no "
+        "photo store is configured.",
+        request_max_body_size=None,  # the handler reads the body against the setting
+        operation_class=PhotoUpload,
+        **requires(SCOPE_IDP_ACCOUNT_WRITE),
+    )
+    async def set_photo(self, request: Request[Any, Any, Any]) -> PhotoRead:
+        store = _configured(request)
+        rows.person_key(current_caller(request).subject)  # a machine client: 404 before reading
+        settings = resources_of(request).settings
+        content_type, options = request.content_type
+        upload = await read_upload(
+            request.stream(),
+            content_type,
+            options,
+            declared_length=request.content_length,
+            limit=settings.avatar_max_bytes,
+        )
+        try:
+            photo = await asyncio.to_thread(clean_photo, upload.data, upload.content_type)
+        except ImageRejected as exc:
+            raise InvalidArgument(
+                f"{upload.field} {exc}", errors=[FieldError(upload.field, str(exc))]
+            ) from None
+        name = new_name(photo.extension)
+        try:
+            await store.put(name, photo.data, photo.content_type)
+        except StoreUnavailable:
+            raise store_down() from None
+        try:
+            async with resources_of(request).sessions.begin() as session:
+                person = await rows.lock_picture(session, current_caller(request).subject)
+                await rows.set_picture(session, person.id, name)
+                audit(
+                    request,
+                    session,
+                    action="profile.photo.set",
+                    target_type=TARGET,
+                    target=str(person.id),
+                    detail={"contentType": photo.content_type, "bytes": len(photo.data)},
+                )
+        except Exception:
+            await _delete_quietly(store, name)
+            raise
+        if person.picture and person.picture != name:
+            await _delete_quietly(store, person.picture)
+        return PhotoRead(picture=public_url(settings.issuer_base, name))
+
+    @delete(
+        operation_id="deleteOwnPhoto",
+        summary="Remove your photo",
+        description=f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}`. 204, also when there was no photo. "
+        "503 when no photo store is configured.",
+        status_code=HTTP_204_NO_CONTENT,
+        **requires(SCOPE_IDP_ACCOUNT_WRITE),
+    )
+    async def delete_photo(self, request: Request[Any, Any, Any]) -> Response[None]:
+        store = _configured(request)
+        async with resources_of(request).sessions.begin() as session:
+            person = await rows.lock_picture(session, current_caller(request).subject)
+            if person.picture is not None:
+                await rows.set_picture(session, person.id, None)
+            audit(
+                request,
+                session,
+                action="profile.photo.delete",
+                target_type=TARGET,
+                target=str(person.id),
+                status_code=HTTP_204_NO_CONTENT,
+                detail={"hadPhoto": person.picture is not None},
+            )
+        if person.picture:
+            await _delete_quietly(store, person.picture)
+        return Response(None, status_code=HTTP_204_NO_CONTENT)
+
+
+ROUTES = [PhotoController]
