@@ -1,7 +1,79 @@
-"""Routes of this resource are being built (issue 5); the module exports ``ROUTES``."""
+"""``/entity/connections``: the applications that have access to the caller's account, and
+withdrawing one (spec part 4 "Entity (self-service)"; DESIGN.md "Sign-in").
+
+Reads need ``idp:connections:read``, withdrawing ``idp:connections:write`` (audited
+``connection.withdraw``). The rules live in :mod:`entity_service.store.connections`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Final
 
-ROUTES: list[Any] = []
+from litestar import Controller, Request, delete, get
+from litestar.params import Parameter
+
+from entity_service.store import connections as store
+from entity_service.store.sessions import person_id
+from idp_common.protocol.constants import (
+    SCOPE_IDP_CONNECTIONS_READ,
+    SCOPE_IDP_CONNECTIONS_WRITE,
+)
+from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.web.audit_trail import audit
+from idp_common.web.caller import resources_of
+from idp_common.web.guard import current_caller, requires
+
+Limit = Annotated[int, Parameter(ge=1, le=MAX_LIMIT)]
+TARGET: Final = "client"
+
+
+class ConnectionsController(Controller):
+    path = "/entity/connections"
+    tags = ["connections"]
+
+    @get(
+        operation_id="listOwnConnections",
+        summary="List the applications that have access to your account (by clientId)",
+        description=(
+            f"Needs `{SCOPE_IDP_CONNECTIONS_READ}`. An application you approved, or a "
+            "first-party one (`firstParty`, never asks) holding a live refresh token of yours."
+        ),
+        **requires(SCOPE_IDP_CONNECTIONS_READ),
+    )
+    async def list_connections(
+        self,
+        request: Request[Any, Any, Any],
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: str | None = None,
+    ) -> store.ConnectionPage:
+        user_id = person_id(current_caller(request).subject)
+        async with resources_of(request).sessions() as session:
+            return await store.list_connections(session, user_id, limit=limit, cursor=cursor)
+
+    @delete(
+        "/{client_id:str}",
+        operation_id="withdrawOwnConnection",
+        summary="Withdraw an application's access to your account",
+        description=(
+            f"Needs `{SCOPE_IDP_CONNECTIONS_WRITE}`. Your consent is withdrawn and the "
+            "application's refresh tokens of yours are revoked; its next sign-in asks for "
+            "consent again. 404 when the application is unknown or not connected."
+        ),
+        **requires(SCOPE_IDP_CONNECTIONS_WRITE),
+    )
+    async def withdraw(self, request: Request[Any, Any, Any], client_id: str) -> None:
+        user_id = person_id(current_caller(request).subject)
+        async with resources_of(request).sessions.begin() as session:
+            done = await store.withdraw_connection(session, user_id, client_id)
+            audit(
+                request,
+                session,
+                action="connection.withdraw",
+                target_type=TARGET,
+                target=done.client_id,
+                status_code=204,
+                detail={"hadConsent": done.had_consent, "tokensRevoked": done.tokens_revoked},
+            )
+
+
+ROUTES = [ConnectionsController]
