@@ -22,7 +22,7 @@ from authui_service.schemas import (
     TotpBody,
 )
 from authui_service.store import get_totp, set_password_hash, use_totp_step
-from authui_service.totp import match_totp_step
+from authui_service.totp import match_totp_step, recovery_code_digest, spend_recovery_code
 from idp_common.audit import AuditEntry, write_audit
 from idp_common.crypto.passwords import (
     hash_password_async,
@@ -62,6 +62,7 @@ from idp_common.web.caller import caller_ip
 log = logging.getLogger("idp.signin")
 AnyRequest = Request[Any, Any, Any]
 MAX_WRONG_CODES = 5
+RECOVERY_CODE = "recovery_code"
 WRONG_CREDENTIALS = "wrong email or password"
 
 
@@ -137,9 +138,12 @@ class SigninController(Controller):
             await ctx.store.delete_challenge(challenge.id)
             raise Unauthenticated("sign in again", code="auth.challenge_ended")
         await _check_throttle(ctx, request, user.email.lower(), challenge)
-        if not await _code_accepted(ctx, user, data.code, ctx.secrets_key):
+        accepted = await _code_accepted(ctx, user, data.code, ctx.secrets_key)
+        if accepted is None:
             await _wrong_code(ctx, request, challenge, user)
         await ctx.throttle.clear(user.email.lower())
+        if accepted == RECOVERY_CODE:
+            await _recovery_code_used(ctx, request, challenge, user)
         challenge.amr = [AMR_PASSWORD, AMR_OTP, AMR_MFA]
         challenge.acr = ACR_TWO_FACTOR
         return _answer(await flow.finish_authentication(ctx, request, challenge, user))
@@ -242,11 +246,16 @@ async def _verify_password(
     raise Unauthenticated(WRONG_CREDENTIALS, code="auth.invalid_credentials")
 
 
-async def _code_accepted(ctx: SigninContext, user: UserRecord, code: str, key: bytes) -> bool:
+async def _code_accepted(ctx: SigninContext, user: UserRecord, code: str, key: bytes) -> str | None:
+    """``"totp"`` or ``RECOVERY_CODE`` (an unused one-time recovery code, now spent) when
+    ``code`` is accepted; None otherwise."""
     async with ctx.resources.sessions.begin() as db:
         credential = await get_totp(db, user.id)
         if credential is None or not credential.confirmed:
-            return False
+            return None
+        recovery = recovery_code_digest(code)
+        if recovery is not None:
+            return RECOVERY_CODE if await spend_recovery_code(db, user.id, recovery) else None
         try:
             secret = open_sealed(
                 credential.secret_encrypted, key=key, context=totp_context(user.id)
@@ -259,7 +268,23 @@ async def _code_accepted(ctx: SigninContext, user: UserRecord, code: str, key: b
             raise ServiceUnavailable(
                 "one-time codes cannot be checked right now", code="auth.totp_unavailable"
             ) from exc
-        return step is not None and await use_totp_step(db, user.id, step)
+        return "totp" if step is not None and await use_totp_step(db, user.id, step) else None
+
+
+async def _recovery_code_used(
+    ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord
+) -> None:
+    await flow.audit(
+        ctx,
+        request,
+        AuditEntry(
+            action="totp.recovery_code_used",
+            status_code=200,
+            actor=str(user.id),
+            target_type="client",
+            target=challenge.client_id,
+        ),
+    )
 
 
 async def _wrong_code(
