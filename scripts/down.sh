@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stop what scripts/up.sh started: the proxy, the five services, the mail catcher, and the Redis or NATS
+# Stop what scripts/up.sh started: the proxy, the five services, the mail catcher, the moto
+# photo store, and the Redis or NATS
 # server it had to start itself. PostgreSQL and servers that were already running stay.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +25,7 @@ if [ -f "$RUN/proxy.pid" ]; then
 fi
 for name in token admin entity authui-api logout-dispatcher; do stop_pid "$name"; done
 stop_pid mail-catcher
+stop_pid s3  # only when up.sh started it (a store it found running has no pid file)
 
 if [ -f "$RUN/started-infra" ]; then
   grep -qx redis "$RUN/started-infra" && { say "stopping Redis"; redis-cli -p 6379 shutdown nosave >/dev/null 2>&1 || true; }

@@ -101,6 +101,38 @@ ensure_pg_login() {
 
 ensure_servers() { ensure_postgres; ensure_pg_login; ensure_redis; ensure_nats; }
 
+# The photo store of `make up`: when SVC_S3_ENDPOINT_URL is http://127.0.0.1:PORT and
+# nothing listens there, moto's S3-compatible server (a Python dev dependency, in
+# memory: photos are lost when it stops) is started on that port. Whatever already
+# listens there is reused; another endpoint, or none, is left to the operator.
+S3_STATUS=""
+ensure_s3() {  # ensure_s3 ENDPOINT_URL
+  local url=${1%/} port
+  case "$url" in
+    "") S3_STATUS="off (SVC_S3_ENDPOINT_URL is empty: photo upload answers 503)"; return 0 ;;
+    http://127.0.0.1:*) port=${url#http://127.0.0.1:} ;;
+    *) S3_STATUS="$url"; return 0 ;;
+  esac
+  case "$port" in ''|*[!0-9]*) die "SVC_S3_ENDPOINT_URL: expected http://127.0.0.1:PORT, got $url" ;; esac
+  if listening "$port"; then
+    if [ -f "$VAR/run/s3.pid" ] && kill -0 "$(cat "$VAR/run/s3.pid")" 2>/dev/null; then
+      S3_STATUS="$url (moto, in memory)"
+    else
+      S3_STATUS="$url (found running: reused)"
+    fi
+    return 0
+  fi
+  say "starting the photo store (moto S3) on 127.0.0.1:$port"
+  mkdir -p "$VAR/run" "$VAR/log"
+  setsid nohup "$ROOT/.venv/bin/moto_server" -H 127.0.0.1 -p "$port" >> "$VAR/log/s3.log" 2>&1 < /dev/null &
+  echo $! > "$VAR/run/s3.pid"
+  for _ in $(seq 100); do
+    if listening "$port"; then S3_STATUS="$url (moto, in memory)"; return 0; fi
+    sleep 0.2
+  done
+  die "the photo store did not start (log: var/log/s3.log)"
+}
+
 ensure_uv() {
   command -v uv >/dev/null && return 0
   say "installing uv (from PyPI)"

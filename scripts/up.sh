@@ -2,8 +2,8 @@
 # Set up and start the whole stack on this machine: installs what is missing, reuses the
 # PostgreSQL, Redis and NATS already listening on their default ports, migrates, creates
 # a signing key if none exists, seeds, creates an administrator, starts the five
-# services, the proxy and a local mail catcher, and prints the URL and the
-# administrator's credentials.
+# services, the proxy, a local mail catcher and a local S3-compatible photo store (moto),
+# and prints the URL and the administrator's credentials.
 # Running it again changes nothing and prints the same.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -46,7 +46,17 @@ fi
 # Settings added by later releases are appended to an existing var/idp.env.
 grep -q '^SVC_SECRETS_KEY=' "$VAR/idp.env" || \
   echo "SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" >> "$VAR/idp.env"
+# Photos: a local S3-compatible store (moto accepts any credentials). A line
+# SVC_S3_ENDPOINT_URL= (empty) or another endpoint and keys in var/idp.env is kept.
+grep -q '^SVC_S3_ENDPOINT_URL=' "$VAR/idp.env" || cat >> "$VAR/idp.env" <<ENV
+SVC_S3_ENDPOINT_URL=http://127.0.0.1:${IDP_S3_PORT:-9000}
+SVC_S3_BUCKET=idp-avatars
+AWS_ACCESS_KEY_ID=idp-local
+AWS_SECRET_ACCESS_KEY=idp-local-secret
+AWS_EC2_METADATA_DISABLED=true
+ENV
 set -a; . "$VAR/idp.env"; set +a
+ensure_s3 "${SVC_S3_ENDPOINT_URL:-}"
 IDP="$ROOT/.venv/bin/idp"
 
 # --- database, keys, catalogue, administrator -----------------------------------------
@@ -123,5 +133,6 @@ The identity provider is running.
   Administrator:  $SVC_ADMIN_EMAIL
   Password:       $admin_password_line
   Mail:           var/mail/    (messages the provider sends, as .eml files)
+  Photo store:    $S3_STATUS
   Logs:           var/log/     Stop: make down
 DONE
