@@ -41,7 +41,7 @@ def recovery_digests(stack: Stack, person: Person) -> list[bytes]:
         "SELECT code_digest FROM totp_recovery_codes WHERE user_id = $1",
         uuid.UUID(person.id),
     )
-    return [bytes(r["code_digest"]) for r in rows]  # type: ignore[arg-type]
+    return [bytes(r["code_digest"]) for r in rows]  # type: ignore[call-overload]
 
 
 def actions(stack: Stack, person: Person) -> list[tuple[object, object, object]]:
@@ -86,7 +86,7 @@ def test_enrol_confirm_and_remove(stack: Stack, entity_api: EntityApi, person: P
     assert "no-store" in enrolled.headers["cache-control"]
     stored = credential(stack, person)
     assert stored is not None and stored["confirmed_at"] is None
-    assert secret.encode() not in bytes(stored["secret_encrypted"])  # type: ignore[arg-type]
+    assert secret.encode() not in bytes(stored["secret_encrypted"])  # type: ignore[call-overload]
     assert entity_api.get("/entity/totp").json() == {"enrolled": False, "pending": True}
 
     refused = entity_api.post("/entity/totp/confirm", json={"code": wrong_code(secret)})
