@@ -265,6 +265,7 @@ def test_an_address_someone_else_uses_is_a_409(
     [
         ({"email": "not-an-address", "currentPassword": "{current}"}, "email"),
         ({"email": "a@b", "currentPassword": "{current}"}, "email"),
+        ({"email": "nul\u0000@example.com", "currentPassword": "{current}"}, "email"),
         ({"email": "two words@example.com", "currentPassword": "{current}"}, "email"),
         ({"email": "x" * 250 + "@example.com", "currentPassword": "{current}"}, "email"),
         ({"email": "fine@example.com", "currentPassword": "wrong password"}, "currentPassword"),

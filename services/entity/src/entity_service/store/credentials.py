@@ -12,7 +12,8 @@ Contract:
   compared case-insensitively, is a 409 naming ``email``, also when a concurrent writer
   wins the unique index;
 - the email syntax is the profile fields' ``email`` rule
-  (:mod:`idp_common.profile_fields.values`), the one rule in ``idp_common``.
+  (:mod:`idp_common.profile_fields.values`), the one rule in ``idp_common``, and printable
+  characters only (a NUL would not even reach Postgres).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def email_problem(address: str) -> str | None:
     """Why ``address`` is not an email address, or None. Pure."""
     if len(address) > MAX_EMAIL_LENGTH:
         return f"must be at most {MAX_EMAIL_LENGTH} characters long"
-    if not EMAIL.fullmatch(address):
+    if not EMAIL.fullmatch(address) or not address.isprintable():
         return "is not an email address"
     return None
 
