@@ -13,12 +13,15 @@ closed when the app shuts down), or None when ``SVC_S3_ENDPOINT_URL`` is empty.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Final
 
 from litestar import Controller, Litestar, Request, get
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Operation, Schema
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.response import Stream
 
-from idp_common.avatars.names import AVATAR_PATH, content_type_of, is_valid_name
+from idp_common.avatars.names import AVATAR_PATH, CONTENT_TYPES, content_type_of, is_valid_name
 from idp_common.avatars.store import AvatarStore, StoreUnavailable
 from idp_common.errors import NotFound, ServiceUnavailable
 from idp_common.web.caller import resources_of
@@ -57,6 +60,18 @@ def store_down() -> ServiceUnavailable:
     return ServiceUnavailable("the photo store cannot be reached", code="photo.store_unavailable")
 
 
+@dataclass
+class AvatarDownload(Operation):
+    """The 200 answer is the image itself, for OpenAPI (not the JSON a Stream defaults to)."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if isinstance(ok, OpenAPIResponse):
+            image = Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY)
+            ok.description = "The photo"
+            ok.content = {media: OpenAPIMediaType(schema=image) for media in CONTENT_TYPES.values()}
+
+
 class MediaController(Controller):
     path = AVATAR_PATH.rstrip("/")
     tags = ["media"]
@@ -68,6 +83,7 @@ class MediaController(Controller):
         description="Public: no token. The photo named in a person's `picture` claim, "
         f"cacheable (`Cache-Control: {AVATAR_CACHE}`). 404 for an unknown name, 503 when "
         "no photo store is configured.",
+        operation_class=AvatarDownload,
     )
     async def read_avatar(self, request: Request[Any, Any, Any], name: str) -> Stream:
         if not is_valid_name(name):

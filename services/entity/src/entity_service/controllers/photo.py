@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
-from litestar import Controller, Request, Response, delete, put
+from litestar import Controller, Request, delete, put
 from litestar.openapi.spec import OpenAPIMediaType, Operation, RequestBody, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.status_codes import HTTP_204_NO_CONTENT
@@ -48,6 +49,7 @@ class PhotoRead(msgspec.Struct, frozen=True):
     picture: str  # the public URL, also released as the `picture` claim
 
 
+@dataclass
 class PhotoUpload(Operation):
     """The request body the handler reads itself (a raw image or a form), for OpenAPI."""
 
@@ -137,10 +139,9 @@ class PhotoController(Controller):
         summary="Remove your photo",
         description=f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}`. 204, also when there was no photo. "
         "503 when no photo store is configured.",
-        status_code=HTTP_204_NO_CONTENT,
         **requires(SCOPE_IDP_ACCOUNT_WRITE),
     )
-    async def delete_photo(self, request: Request[Any, Any, Any]) -> Response[None]:
+    async def delete_photo(self, request: Request[Any, Any, Any]) -> None:
         store = _configured(request)
         async with resources_of(request).sessions.begin() as session:
             person = await rows.lock_picture(session, current_caller(request).subject)
@@ -157,7 +158,6 @@ class PhotoController(Controller):
             )
         if person.picture:
             await _delete_quietly(store, person.picture)
-        return Response(None, status_code=HTTP_204_NO_CONTENT)
 
 
 ROUTES = [PhotoController]
