@@ -30,10 +30,10 @@ from litestar.status_codes import HTTP_204_NO_CONTENT
 
 from entity_service.controllers.media import avatar_store, no_store, store_down
 from entity_service.store import photo as rows
-from idp_common.avatars.images import FORMATS, ImageRejected, clean_photo
+from idp_common.avatars.images import FORMATS, CleanPhoto, ImageRejected, clean_photo
 from idp_common.avatars.names import new_name, public_url
 from idp_common.avatars.store import AvatarStore, StoreUnavailable
-from idp_common.avatars.upload import FILE_FIELD, FORM, read_upload
+from idp_common.avatars.upload import FILE_FIELD, FORM, Upload, read_upload
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
 from idp_common.web.audit_trail import audit
@@ -76,6 +76,39 @@ async def _delete_quietly(store: AvatarStore, name: str) -> None:
         log.warning("photo object %s left in the store", name)
 
 
+async def _cleaned(upload: Upload) -> CleanPhoto:
+    """The upload decoded and re-encoded in a worker thread; 422 naming ``body``/``file``."""
+    try:
+        return await asyncio.to_thread(clean_photo, upload.data, upload.content_type)
+    except ImageRejected as exc:
+        raise InvalidArgument(
+            f"{upload.field} {exc}", errors=[FieldError(upload.field, str(exc))]
+        ) from None
+
+
+async def _take_picture(
+    request: Request[Any, Any, Any], store: AvatarStore, name: str, photo: CleanPhoto
+) -> None:
+    """The stored object ``name`` becomes the caller's photo; the one it replaces goes."""
+    try:
+        async with resources_of(request).sessions.begin() as session:
+            person = await rows.lock_picture(session, current_caller(request).subject)
+            await rows.set_picture(session, person.id, name)
+            audit(
+                request,
+                session,
+                action="profile.photo.set",
+                target_type=TARGET,
+                target=str(person.id),
+                detail={"contentType": photo.content_type, "bytes": len(photo.data)},
+            )
+    except Exception:
+        await _delete_quietly(store, name)
+        raise
+    if person.picture and person.picture != name:
+        await _delete_quietly(store, person.picture)
+
+
 class PhotoController(Controller):
     path = "/entity/profile/photo"
     tags = ["profile"]
@@ -104,34 +137,13 @@ class PhotoController(Controller):
             declared_length=request.content_length,
             limit=settings.avatar_max_bytes,
         )
-        try:
-            photo = await asyncio.to_thread(clean_photo, upload.data, upload.content_type)
-        except ImageRejected as exc:
-            raise InvalidArgument(
-                f"{upload.field} {exc}", errors=[FieldError(upload.field, str(exc))]
-            ) from None
+        photo = await _cleaned(upload)
         name = new_name(photo.extension)
         try:
             await store.put(name, photo.data, photo.content_type)
         except StoreUnavailable:
             raise store_down() from None
-        try:
-            async with resources_of(request).sessions.begin() as session:
-                person = await rows.lock_picture(session, current_caller(request).subject)
-                await rows.set_picture(session, person.id, name)
-                audit(
-                    request,
-                    session,
-                    action="profile.photo.set",
-                    target_type=TARGET,
-                    target=str(person.id),
-                    detail={"contentType": photo.content_type, "bytes": len(photo.data)},
-                )
-        except Exception:
-            await _delete_quietly(store, name)
-            raise
-        if person.picture and person.picture != name:
-            await _delete_quietly(store, person.picture)
+        await _take_picture(request, store, name, photo)
         return PhotoRead(picture=public_url(settings.issuer_base, name))
 
     @delete(
