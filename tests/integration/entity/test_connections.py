@@ -95,8 +95,8 @@ def test_a_machine_token_is_refused(
     app = create_client(stack)
     give_consent(stack, app.client_id, person.id, ["openid"])
     entity_api.claims["sub"] = app.client_id
-    assert_problem(entity_api.get(PATH), 403)
-    assert_problem(entity_api.delete(f"{PATH}/{app.client_id}"), 403)
+    assert_problem(entity_api.get(PATH), 404)
+    assert_problem(entity_api.delete(f"{PATH}/{app.client_id}"), 404)
     assert consents_of(stack, person.id) == [app.client_id]
 
 

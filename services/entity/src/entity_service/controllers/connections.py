@@ -12,8 +12,8 @@ from typing import Annotated, Any, Final
 from litestar import Controller, Request, delete, get
 from litestar.params import Parameter
 
+from entity_service.person import person_key
 from entity_service.store import connections as store
-from entity_service.store.sessions import person_id
 from idp_common.protocol.constants import (
     SCOPE_IDP_CONNECTIONS_READ,
     SCOPE_IDP_CONNECTIONS_WRITE,
@@ -46,7 +46,7 @@ class ConnectionsController(Controller):
         limit: Limit = DEFAULT_LIMIT,
         cursor: str | None = None,
     ) -> store.ConnectionPage:
-        user_id = person_id(current_caller(request).subject)
+        user_id = person_key(current_caller(request).subject)
         async with resources_of(request).sessions() as session:
             return await store.list_connections(session, user_id, limit=limit, cursor=cursor)
 
@@ -62,7 +62,7 @@ class ConnectionsController(Controller):
         **requires(SCOPE_IDP_CONNECTIONS_WRITE),
     )
     async def withdraw(self, request: Request[Any, Any, Any], client_id: str) -> None:
-        user_id = person_id(current_caller(request).subject)
+        user_id = person_key(current_caller(request).subject)
         async with resources_of(request).sessions.begin() as session:
             done = await store.withdraw_connection(session, user_id, client_id)
             audit(

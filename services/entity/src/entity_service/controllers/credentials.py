@@ -28,6 +28,7 @@ from litestar import Controller, Request, Response, post
 from litestar.background_tasks import BackgroundTask
 from msgspec import Meta
 
+from entity_service.person import person_id
 from entity_service.store import credentials as store
 from entity_service.store import profile
 from entity_service.store.credentials import NEW_PASSWORD_FIELD
@@ -81,7 +82,7 @@ class CredentialsController(Controller):
         resources = resources_of(request)
         subject = current_caller(request).subject
         async with resources.sessions() as session:
-            person = await store.person_record(session, await profile.person_id(session, subject))
+            person = await store.person_record(session, await person_id(session, subject))
             stored = await get_password_hash(session, person.id)
         context = (person.email, person.username)
         check_password(data.new_password, context=context, field=NEW_PASSWORD_FIELD)
@@ -91,7 +92,7 @@ class CredentialsController(Controller):
         new_hash = await hash_password_async(data.new_password)
         browser_sessions = resources.browser_sessions
         async with resources.sessions.begin() as session:
-            await profile.person_id(session, subject, lock=True)
+            await person_id(session, subject, lock=True)
             await store.password_unchanged(session, person.id, stored or "")
             await store.set_password_hash(session, person.id, new_hash)
             ended = await browser_sessions.list_sessions(str(person.id))
@@ -131,26 +132,26 @@ class CredentialsController(Controller):
         subject = current_caller(request).subject
         store.check_email(data.email)
         async with resources.sessions() as session:
-            person_id = await profile.person_id(session, subject)
-            stored = await get_password_hash(session, person_id)
+            user_id = await person_id(session, subject)
+            stored = await get_password_hash(session, user_id)
         await store.verify_current_password(
-            resources.limiter, person_id, stored, data.current_password
+            resources.limiter, user_id, stored, data.current_password
         )
         async with resources.sessions.begin() as session:
-            await profile.person_id(session, subject, lock=True)
-            before = await store.person_record(session, person_id)
+            await person_id(session, subject, lock=True)
+            before = await store.person_record(session, user_id)
             moved = await store.change_email(session, before, data.email)
             audit(
                 request,
                 session,
                 action="credentials.email",
                 target_type="user",
-                target=str(person_id),
+                target=str(user_id),
                 detail={"other_mailbox": moved},
             )
-            fields = await profile.fields_of(session, person_id)
+            fields = await profile.fields_of(session, user_id)
             answer = await profile.read_profile(
-                session, person_id, fields, resources.settings.issuer_base
+                session, user_id, fields, resources.settings.issuer_base
             )
         notice = BackgroundTask(_mail_notice, resources.settings, before) if moved else None
         return Response(answer, status_code=200, background=notice)

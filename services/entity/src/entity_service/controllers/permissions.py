@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 from litestar import Controller, Request, get
 
-from entity_service.store.profile import person_id
+from entity_service.person import person_id
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ
 from idp_common.repos.permissions import EffectiveScope, list_scope_sources
 from idp_common.web.caller import resources_of

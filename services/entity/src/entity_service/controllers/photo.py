@@ -29,6 +29,7 @@ from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.status_codes import HTTP_204_NO_CONTENT
 
 from entity_service.controllers.media import avatar_store, no_store, store_down
+from entity_service.person import person_key
 from entity_service.store import photo as rows
 from idp_common.avatars.images import FORMATS, CleanPhoto, ImageRejected, clean_photo
 from idp_common.avatars.names import new_name, public_url
@@ -127,7 +128,7 @@ class PhotoController(Controller):
     )
     async def set_photo(self, request: Request[Any, Any, Any]) -> PhotoRead:
         store = _configured(request)
-        rows.person_key(current_caller(request).subject)  # a machine client: 404 before reading
+        person_key(current_caller(request).subject)  # a machine client: 404 before reading
         settings = resources_of(request).settings
         content_type, options = request.content_type
         upload = await read_upload(

@@ -14,6 +14,7 @@ from typing import Any
 
 from litestar import Controller, Request, get, patch
 
+from entity_service.person import person_id
 from entity_service.store import profile as store
 from entity_service.store.profile import ProfileRead, ProfileSchema
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
@@ -37,7 +38,7 @@ class ProfileController(Controller):
     async def read_profile(self, request: Request[Any, Any, Any]) -> ProfileRead:
         resources = resources_of(request)
         async with resources.sessions() as session:
-            person = await store.person_id(session, current_caller(request).subject)
+            person = await person_id(session, current_caller(request).subject)
             fields = await store.fields_of(session, person)
             return await store.read_profile(session, person, fields, resources.settings.issuer_base)
 
@@ -57,7 +58,7 @@ class ProfileController(Controller):
     ) -> ProfileRead:
         resources = resources_of(request)
         async with resources.sessions.begin() as session:
-            person = await store.person_id(session, current_caller(request).subject, lock=True)
+            person = await person_id(session, current_caller(request).subject, lock=True)
             fields = await store.fields_of(session, person)
             await store.apply_edit(session, person, store.plan_edit(fields, data))
             if data:
@@ -82,7 +83,7 @@ class ProfileController(Controller):
     )
     async def read_schema(self, request: Request[Any, Any, Any]) -> ProfileSchema:
         async with resources_of(request).sessions() as session:
-            person = await store.person_id(session, current_caller(request).subject)
+            person = await person_id(session, current_caller(request).subject)
             return store.schema_of(await store.fields_of(session, person))
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Final
 from litestar import Controller, Request, delete, get
 from litestar.params import Parameter
 
+from entity_service.person import person_key
 from entity_service.store import sessions as store
 from idp_common.protocol.constants import SCOPE_IDP_SESSIONS_READ, SCOPE_IDP_SESSIONS_WRITE
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
@@ -46,7 +47,7 @@ class SessionsController(Controller):
         cursor: str | None = None,
     ) -> store.SessionPage:
         caller = current_caller(request)
-        user_id = store.person_id(caller.subject)
+        user_id = person_key(caller.subject)
         resources = resources_of(request)
         records = await resources.browser_sessions.list_sessions(str(user_id))
         current = caller.claims.get("sid")
@@ -71,7 +72,7 @@ class SessionsController(Controller):
         **requires(SCOPE_IDP_SESSIONS_WRITE),
     )
     async def end_session(self, request: Request[Any, Any, Any], session_id: SessionId) -> None:
-        user_id = store.person_id(current_caller(request).subject)
+        user_id = person_key(current_caller(request).subject)
         resources = resources_of(request)
         async with resources.sessions.begin() as session:
             ended = await store.end_own_session(

@@ -31,8 +31,8 @@ import segno
 from litestar import Controller, Request, delete, get, post
 from msgspec import Meta
 
+from entity_service.person import person_id
 from entity_service.store import credentials as credentials_store
-from entity_service.store import profile
 from entity_service.store import totp as store
 from idp_common.crypto.secretbox import SecretboxError, open_sealed, seal, totp_context
 from idp_common.errors import Conflict, FieldError, InvalidArgument, ServiceUnavailable
@@ -118,7 +118,7 @@ class TotpController(Controller):
     )
     async def read_totp(self, request: AnyRequest) -> TotpStatus:
         async with resources_of(request).sessions() as session:
-            person = await profile.person_id(session, current_caller(request).subject)
+            person = await person_id(session, current_caller(request).subject)
             state = await store.get_state(session, person)
         if state is None:
             return TotpStatus(enrolled=False, pending=False)
@@ -147,10 +147,10 @@ class TotpController(Controller):
         key = _secrets_key(request)
         secret = store.new_secret()
         async with resources.sessions.begin() as session:
-            person_id = await profile.person_id(session, current_caller(request).subject)
-            person = await credentials_store.person_record(session, person_id)
-            sealed = seal(secret.encode("ascii"), key=key, context=totp_context(person_id))
-            if not await store.start_enrolment(session, person_id, sealed):
+            user_id = await person_id(session, current_caller(request).subject)
+            person = await credentials_store.person_record(session, user_id)
+            sealed = seal(secret.encode("ascii"), key=key, context=totp_context(user_id))
+            if not await store.start_enrolment(session, user_id, sealed):
                 raise Conflict(
                     "an authenticator is already set up; remove it before enrolling another",
                     code="entity.totp_already_enrolled",
@@ -160,7 +160,7 @@ class TotpController(Controller):
                 session,
                 action="totp.enroll",
                 target_type=TARGET,
-                target=str(person_id),
+                target=str(user_id),
                 status_code=201,
             )
         issuer = urlsplit(resources.settings.issuer).hostname or resources.settings.issuer
@@ -182,7 +182,7 @@ class TotpController(Controller):
         resources = resources_of(request)
         key = _secrets_key(request)
         async with resources.sessions.begin() as session:
-            person = await profile.person_id(session, current_caller(request).subject, lock=True)
+            person = await person_id(session, current_caller(request).subject, lock=True)
             state = await store.get_state(session, person)
             if state is None or state.confirmed_at is not None:
                 raise _not_pending(state is not None)
@@ -218,7 +218,7 @@ class TotpController(Controller):
     )
     async def remove(self, request: AnyRequest) -> None:
         async with resources_of(request).sessions.begin() as session:
-            person = await profile.person_id(session, current_caller(request).subject, lock=True)
+            person = await person_id(session, current_caller(request).subject, lock=True)
             had = await store.remove(session, person)
             audit(
                 request,

@@ -26,7 +26,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from entity_service.store.profile import not_a_person
+from entity_service.person import not_a_person
 from idp_common.crypto.passwords import verify_password_async
 from idp_common.db.models import PasswordCredential, User
 from idp_common.errors import Conflict, FieldError, InvalidArgument, RateLimited

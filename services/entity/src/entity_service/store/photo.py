@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from entity_service.person import not_a_person, person_key
 from idp_common.db.models import User
-from idp_common.errors import NotFound
 
 
 @dataclass(frozen=True)
@@ -27,25 +27,13 @@ class Person:
     picture: str | None
 
 
-def _not_a_person() -> NotFound:
-    return NotFound("the token's subject is not a person", code="entity.not_a_person")
-
-
-def person_key(subject: str) -> uuid.UUID:
-    """The id a person's token carries; a machine client's subject is ``NotFound`` at once."""
-    try:
-        return uuid.UUID(subject)
-    except ValueError:
-        raise _not_a_person() from None
-
-
 async def lock_picture(session: AsyncSession, subject: str) -> Person:
     key = person_key(subject)
     row = (
         await session.execute(select(User.id, User.picture).where(User.id == key).with_for_update())
     ).one_or_none()
     if row is None:
-        raise _not_a_person()
+        raise not_a_person()
     return Person(row.id, row.picture)
 
 

@@ -30,8 +30,9 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from entity_service.person import not_a_person
 from idp_common.db.models import User
-from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
+from idp_common.errors import Conflict, FieldError, InvalidArgument
 from idp_common.profile_fields import store as fields_store
 from idp_common.profile_fields.schema import DataType, ProfileFieldRead, Validators
 from idp_common.profile_fields.values import to_text
@@ -84,24 +85,6 @@ class ProfileEdit(msgspec.Struct, frozen=True):
 
     facts: dict[str, str | None]
     values: list[Change]
-
-
-def not_a_person() -> NotFound:
-    return NotFound("the token's subject is not a person", code="entity.not_a_person")
-
-
-async def person_id(session: AsyncSession, subject: str, *, lock: bool = False) -> uuid.UUID:
-    """The person the token speaks for; a machine client's subject is a 404. ``lock``
-    serialises writes to one person until the transaction ends."""
-    try:
-        key = uuid.UUID(subject)
-    except ValueError:
-        raise not_a_person() from None
-    query = select(User.id).where(User.id == key)
-    found = await session.scalar(query.with_for_update() if lock else query)
-    if found is None:
-        raise not_a_person()
-    return found
 
 
 async def fields_of(session: AsyncSession, user_id: uuid.UUID) -> list[ProfileFieldRead]:

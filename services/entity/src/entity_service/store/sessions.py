@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.db.models import Client
-from idp_common.errors import FieldError, InvalidArgument, NotFound, PermissionDenied
+from idp_common.errors import FieldError, InvalidArgument, NotFound
 from idp_common.repos.paging import encode_cursor
 from idp_common.session_end import end_sessions
 from idp_common.sessions import BrowserSession, SessionStore
@@ -54,18 +54,6 @@ class SessionRead(msgspec.Struct, frozen=True, rename="camel"):
 class SessionPage(msgspec.Struct, frozen=True, rename="camel"):
     items: list[SessionRead]
     next_cursor: str | None
-
-
-def person_id(subject: str) -> uuid.UUID:
-    """The person a token speaks for. A machine client's token (``sub`` = its client_id)
-    has no sessions or connections of its own: 403, never anyone's data."""
-    try:
-        return uuid.UUID(subject)
-    except ValueError:
-        raise PermissionDenied(
-            "this route acts on a signed-in person; the token names none",
-            code="entity.not_a_person",
-        ) from None
 
 
 def _bad_cursor() -> InvalidArgument:

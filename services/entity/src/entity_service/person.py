@@ -1,0 +1,38 @@
+"""The person a self-service token speaks for (its ``sub``).
+
+Every ``/entity/*`` route acts on the caller only. A machine client's token (``sub`` = its
+``client_id``, not a person's id) and a token of a person who no longer exists get one
+answer everywhere: 404 ``entity.not_a_person``, never anyone's data.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from idp_common.db.models import User
+from idp_common.errors import NotFound
+
+
+def not_a_person() -> NotFound:
+    return NotFound("the token's subject is not a person", code="entity.not_a_person")
+
+
+def person_key(subject: str) -> uuid.UUID:
+    """The id a person's token carries, without reading the database."""
+    try:
+        return uuid.UUID(subject)
+    except ValueError:
+        raise not_a_person() from None
+
+
+async def person_id(session: AsyncSession, subject: str, *, lock: bool = False) -> uuid.UUID:
+    """The person's id once their row is found; ``lock`` serialises writes to one person
+    until the transaction ends."""
+    query = select(User.id).where(User.id == person_key(subject))
+    found = await session.scalar(query.with_for_update() if lock else query)
+    if found is None:
+        raise not_a_person()
+    return found
