@@ -16,11 +16,10 @@ import regex
 
 from idp_common.profile_fields.rules import MAX_VALUE_LENGTH, parse_date
 from idp_common.profile_fields.schema import Validators
+from idp_common.protocol.email_address import email_problem
 
-EMAIL: Final = re.compile(r"[^@\s]{1,64}@[^@\s.]+(?:\.[^@\s.]+)+")
 #: E.164-ish: an optional +, then digits, spaces, parentheses and hyphens.
 PHONE: Final = re.compile(r"\+?[0-9 ()-]{5,32}")
-MAX_EMAIL_LENGTH: Final = 254
 #: Integers are kept within 64 bits so that every consumer can read them.
 INT_RANGE: Final = range(-(2**63), 2**63)
 #: An administrator's ``pattern`` runs on values people send; one with catastrophic
@@ -68,7 +67,7 @@ def _string_of(raw: Any, data_type: str) -> str:
 
 def _shaped(data_type: str, text: str) -> str:
     """The syntax of ``email``, ``phone`` and ``url`` values."""
-    if data_type == "email" and (len(text) > MAX_EMAIL_LENGTH or not EMAIL.fullmatch(text)):
+    if data_type == "email" and email_problem(text):
         raise ValueError("is not an email address")
     if data_type == "phone" and not (PHONE.fullmatch(text) and sum(c.isdigit() for c in text) >= 5):
         raise ValueError("is not a phone number (digits, optional +, spaces, ( ) -)")

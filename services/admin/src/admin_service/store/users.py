@@ -10,11 +10,10 @@ memberships, codes, refresh tokens, consents and profile values by foreign-key c
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 from sqlalchemy import Text, bindparam, delete, func, select, tuple_
@@ -33,13 +32,10 @@ from idp_common.db.models import (
     UserScope,
 )
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
+from idp_common.protocol.email_address import email_problem
 from idp_common.repos.paging import Page, decode_cursor, encode_cursor
 from idp_common.session_end import end_sessions
 from idp_common.sessions import SessionStore
-
-MAX_EMAIL_LENGTH: Final = 254  # RFC 5321 §4.5.3.1.3 path limit, less the brackets
-_EMAIL_LOCAL: Final = re.compile(r"^[^\s@\"(),:;<>\[\\\]]{1,64}$")
-_EMAIL_LABEL: Final = re.compile(r"^(?!-)[^\s@.\"(),:;<>\[\\\]/]{1,63}(?<!-)$")
 
 
 class UserRead(msgspec.Struct, frozen=True, rename="camel"):
@@ -81,20 +77,6 @@ def parse_id(value: str) -> uuid.UUID | None:
 
 def user_not_found() -> NotFound:
     return NotFound("no user with this id", code="admin.user_not_found")
-
-
-def email_problem(address: str) -> str | None:
-    """Why ``address`` is not a usable email address (a pragmatic subset of RFC 5322's
-    addr-spec: no quoted local parts, no address literals), or None. Pure."""
-    if len(address) > MAX_EMAIL_LENGTH:
-        return f"must be at most {MAX_EMAIL_LENGTH} characters long"
-    local, at, domain = address.rpartition("@")
-    labels = domain.split(".")
-    if not at or not _EMAIL_LOCAL.match(local) or local.startswith(".") or ".." in local:
-        return "is not an email address"
-    if len(labels) < 2 or not all(_EMAIL_LABEL.match(label) for label in labels):
-        return "is not an email address (the domain needs a dot and no empty part)"
-    return None
 
 
 def check_email(address: str) -> None:

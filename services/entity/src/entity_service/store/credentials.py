@@ -30,7 +30,7 @@ from entity_service.person import not_a_person
 from idp_common.crypto.passwords import verify_password_async
 from idp_common.db.models import PasswordCredential, User
 from idp_common.errors import Conflict, FieldError, InvalidArgument, RateLimited
-from idp_common.profile_fields.values import EMAIL, MAX_EMAIL_LENGTH
+from idp_common.protocol.email_address import email_problem
 from idp_common.ratelimit import RateLimiter
 from idp_common.repos.users import UserRecord, get_password_hash, get_user
 
@@ -39,15 +39,6 @@ NEW_PASSWORD_FIELD: Final = "newPassword"  # noqa: S105 (a field name)
 CHECK_BUCKET: Final = "credential_check"
 CHECKS_PER_WINDOW: Final = 5
 CHECK_WINDOW_SECONDS: Final = 15 * 60
-
-
-def email_problem(address: str) -> str | None:
-    """Why ``address`` is not an email address, or None. Pure."""
-    if len(address) > MAX_EMAIL_LENGTH:
-        return f"must be at most {MAX_EMAIL_LENGTH} characters long"
-    if not EMAIL.fullmatch(address) or not address.isprintable():
-        return "is not an email address"
-    return None
 
 
 def check_email(address: str) -> None:
