@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyotp
 
-from authui_service.totp import match_totp_step, time_step
+from idp_common.protocol.rfc6238_totp import match_totp_step, time_step
 
 SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"  # 160 bits (pyotp needs >= 112)
 NOW = 1_700_000_015.0  # mid-step

@@ -30,6 +30,7 @@ from admin_service.store import users as store
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.password_policy import check_password
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_WRITE
+from idp_common.protocol.email_address import MAX_EMAIL_LENGTH
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
 from idp_common.repos.permissions import EffectiveScope, list_scope_sources
 from idp_common.session_end import revoke_user_refresh_tokens
@@ -41,7 +42,7 @@ TARGET: Final = "user"
 READ_NOTE: Final = f"Needs `{SCOPE_IDP_USERS_READ}`."
 WRITE_NOTE: Final = f"Needs `{SCOPE_IDP_USERS_WRITE}`."
 
-Email = Annotated[str, Meta(min_length=3, max_length=store.MAX_EMAIL_LENGTH)]
+Email = Annotated[str, Meta(min_length=3, max_length=MAX_EMAIL_LENGTH)]
 Username = Annotated[str, Meta(min_length=1, max_length=100, pattern=r"^\S+$")]
 DisplayName = Annotated[str, Meta(max_length=200)]
 Password = Annotated[str, Meta(max_length=1024)]  # the policy says why a length is refused

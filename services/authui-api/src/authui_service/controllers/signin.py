@@ -22,7 +22,7 @@ from authui_service.schemas import (
     TotpBody,
 )
 from authui_service.store import get_totp, set_password_hash, use_totp_step
-from authui_service.totp import match_totp_step, recovery_code_digest, spend_recovery_code
+from authui_service.totp import spend_recovery_code
 from idp_common.audit import AuditEntry, write_audit
 from idp_common.crypto.passwords import (
     hash_password_async,
@@ -47,6 +47,7 @@ from idp_common.protocol.constants import (
     OIDC_SCOPE_DESCRIPTIONS,
     SESSION_COOKIE_NAME,
 )
+from idp_common.protocol.rfc6238_totp import match_totp_step, recovery_code_digest
 from idp_common.repos.clients import scope_descriptions
 from idp_common.repos.consents import grant_consent
 from idp_common.repos.users import (

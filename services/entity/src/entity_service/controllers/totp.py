@@ -36,6 +36,7 @@ from entity_service.store import credentials as credentials_store
 from entity_service.store import totp as store
 from idp_common.crypto.secretbox import SecretboxError, open_sealed, seal, totp_context
 from idp_common.errors import Conflict, FieldError, InvalidArgument, ServiceUnavailable
+from idp_common.protocol import rfc6238_totp
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
@@ -145,7 +146,7 @@ class TotpController(Controller):
     async def enroll(self, request: AnyRequest) -> TotpEnrolment:
         resources = resources_of(request)
         key = _secrets_key(request)
-        secret = store.new_secret()
+        secret = rfc6238_totp.new_secret()
         async with resources.sessions.begin() as session:
             user_id = await person_id(session, current_caller(request).subject)
             person = await credentials_store.person_record(session, user_id)
@@ -164,7 +165,7 @@ class TotpController(Controller):
                 status_code=201,
             )
         issuer = urlsplit(resources.settings.issuer).hostname or resources.settings.issuer
-        uri = store.provisioning_uri(secret, account=person.email, issuer=issuer)
+        uri = rfc6238_totp.provisioning_uri(secret, account=person.email, issuer=issuer)
         qr_code = segno.make(uri, error="m").svg_data_uri(scale=4)
         return TotpEnrolment(secret=secret, otpauth_uri=uri, qr_code=qr_code)
 
@@ -187,14 +188,14 @@ class TotpController(Controller):
             if state is None or state.confirmed_at is not None:
                 raise _not_pending(state is not None)
             secret = _open_secret(state.secret_encrypted, key, person)
-            step = store.matching_step(secret, data.code, now=time.time())
+            step = rfc6238_totp.match_totp_step(secret, data.code, now=time.time())
             if step is None:
                 raise InvalidArgument(
                     "code is not the authenticator's current code",
                     code="entity.totp_wrong_code",
                     errors=[FieldError("code", "is not the authenticator's current code")],
                 )
-            codes = store.new_recovery_codes()
+            codes = rfc6238_totp.new_recovery_codes()
             confirmed_at = await store.confirm(session, person, step, codes)
             if confirmed_at is None:  # unreachable while the row lock is held
                 raise _not_pending(True)

@@ -14,79 +14,28 @@ Contract:
 - recovery codes: :data:`RECOVERY_CODE_COUNT` codes of 10 base32 characters (50 bits)
   written ``xxxxx-xxxxx``; stored as the SHA-256 of the lower-case characters without
   separators, never themselves; confirming replaces any earlier ones. The sign-in API
-  accepts one in place of a code, once (``authui_service.totp.recovery_code_digest``
-  computes the same digest).
+  accepts one in place of a code, once (``idp_common.protocol.rfc6238_totp``
+  holds the code rules both use).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 import uuid
 from datetime import datetime
-from typing import Final
 
 import msgspec
-import pyotp
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.db.models import TotpCredential, TotpRecoveryCode
-
-STEP_SECONDS: Final = 30
-DIGITS: Final = 6
-DRIFT_STEPS: Final = 1
-SECRET_BYTES: Final = 20
-RECOVERY_CODE_COUNT: Final = 10
-_RECOVERY_ALPHABET: Final = "abcdefghijklmnopqrstuvwxyz234567"
-_RECOVERY_HALF: Final = 5
+from idp_common.protocol.rfc6238_totp import recovery_code_digest
 
 
 class TotpState(msgspec.Struct, frozen=True, kw_only=True):
     secret_encrypted: bytes
     confirmed_at: datetime | None
     recovery_codes_left: int
-
-
-# --- pure ------------------------------------------------------------------------------------
-def new_secret() -> str:
-    return pyotp.random_base32(length=SECRET_BYTES * 8 // 5)
-
-
-def provisioning_uri(secret: str, *, account: str, issuer: str) -> str:
-    """The ``otpauth://totp/...`` URI authenticator apps read (Key Uri Format)."""
-    return pyotp.TOTP(secret, digits=DIGITS, interval=STEP_SECONDS).provisioning_uri(
-        name=account, issuer_name=issuer
-    )
-
-
-def matching_step(secret: str, code: str, *, now: float) -> int | None:
-    """The time step within ±1 of ``now`` that ``code`` is the code of; None otherwise."""
-    code = code.replace(" ", "")
-    if len(code) != DIGITS or not code.isascii() or not code.isdigit():
-        return None
-    generator = pyotp.TOTP(secret, digits=DIGITS, interval=STEP_SECONDS)
-    current = int(now // STEP_SECONDS)
-    found = None
-    for step in range(current - DRIFT_STEPS, current + DRIFT_STEPS + 1):
-        if hmac.compare_digest(str(generator.generate_otp(step)), code) and found is None:
-            found = step
-    return found
-
-
-def new_recovery_codes(count: int = RECOVERY_CODE_COUNT) -> list[str]:
-    codes = set[str]()
-    while len(codes) < count:
-        raw = "".join(secrets.choice(_RECOVERY_ALPHABET) for _ in range(2 * _RECOVERY_HALF))
-        codes.add(f"{raw[:_RECOVERY_HALF]}-{raw[_RECOVERY_HALF:]}")
-    return sorted(codes)
-
-
-def recovery_code_digest(code: str) -> bytes:
-    normalised = "".join(code.split()).replace("-", "").lower()
-    return hashlib.sha256(normalised.encode()).digest()
 
 
 # --- storage -----------------------------------------------------------------------------------
@@ -136,9 +85,11 @@ async def confirm(
     if confirmed_at is None:
         return None
     await session.execute(delete(TotpRecoveryCode).where(TotpRecoveryCode.user_id == user_id))
+    digests = [recovery_code_digest(code) for code in recovery_codes]
+    if any(d is None for d in digests):
+        raise ValueError("not recovery codes this provider made")
     session.add_all(
-        TotpRecoveryCode(user_id=user_id, code_digest=recovery_code_digest(code))
-        for code in recovery_codes
+        TotpRecoveryCode(user_id=user_id, code_digest=d) for d in digests if d is not None
     )
     await session.flush()
     return confirmed_at
