@@ -32,7 +32,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from idp_common.db.models import OutboxEvent, RefreshToken
 from idp_common.sessions import BrowserSession, SessionStore
 
-__all__ = ["SESSION_ENDED", "SessionEnded", "end_sessions", "revoke_user_refresh_tokens"]
+__all__ = [
+    "SESSION_ENDED",
+    "SessionEnded",
+    "end_person_sessions",
+    "end_sessions",
+    "revoke_user_refresh_tokens",
+]
 
 SESSION_ENDED: Final = "session.ended"
 
@@ -76,6 +82,24 @@ async def end_sessions(
     for record in sessions:
         await store.end_session(record)
     return revoked
+
+
+async def end_person_sessions(
+    db_session: AsyncSession,
+    store: SessionStore,
+    user_id: uuid.UUID,
+    *,
+    reason: str,
+    nats_prefix: str,
+) -> tuple[int, int]:
+    """End every live session of a person (a password change or reset, an administrator's
+    revocation, a deleted or disabled account) as :func:`end_sessions` does; return
+    (sessions ended, refresh tokens revoked with them)."""
+    sessions = await store.list_sessions(str(user_id))
+    revoked = await end_sessions(
+        db_session, store, sessions, reason=reason, nats_prefix=nats_prefix
+    )
+    return len(sessions), revoked
 
 
 async def revoke_user_refresh_tokens(db_session: AsyncSession, user_id: uuid.UUID) -> int:

@@ -33,7 +33,7 @@ from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_
 from idp_common.protocol.email_address import MAX_EMAIL_LENGTH
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
 from idp_common.repos.permissions import EffectiveScope, list_scope_sources
-from idp_common.session_end import revoke_user_refresh_tokens
+from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
@@ -180,7 +180,7 @@ class UsersController(Controller):
             user = await store.update_user(session, user_id, changes)
             ended = 0
             if data.disabled is True:
-                ended = await store.end_all_sessions(
+                ended, _ = await end_person_sessions(
                     session,
                     resources.browser_sessions,
                     user.id,
@@ -209,7 +209,7 @@ class UsersController(Controller):
         resources = resources_of(request)
         async with resources.sessions.begin() as session:
             user = await store.lock_user(session, user_id)
-            ended = await store.end_all_sessions(
+            ended, _ = await end_person_sessions(
                 session,
                 resources.browser_sessions,
                 user.id,
@@ -312,7 +312,7 @@ class UsersController(Controller):
         async with resources.sessions.begin() as session:
             user = await store.lock_user(session, user_id)
             await store.set_password_hash(session, user.id, password_hash)
-            ended = await store.end_all_sessions(
+            ended, _ = await end_person_sessions(
                 session,
                 resources.browser_sessions,
                 user.id,
@@ -363,7 +363,7 @@ class UsersController(Controller):
         resources = resources_of(request)
         async with resources.sessions.begin() as session:
             user = await store.lock_user(session, user_id)
-            ended = await store.end_all_sessions(
+            ended, _ = await end_person_sessions(
                 session,
                 resources.browser_sessions,
                 user.id,

@@ -34,8 +34,6 @@ from idp_common.db.models import (
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.protocol.email_address import email_problem
 from idp_common.repos.paging import Page, decode_cursor, encode_cursor
-from idp_common.session_end import end_sessions
-from idp_common.sessions import SessionStore
 
 
 class UserRead(msgspec.Struct, frozen=True, rename="camel"):
@@ -290,13 +288,3 @@ async def clear_totp(session: AsyncSession, user_id: uuid.UUID) -> bool:
     removed = await session.execute(delete(TotpCredential).where(TotpCredential.user_id == user_id))
     await session.execute(delete(TotpRecoveryCode).where(TotpRecoveryCode.user_id == user_id))
     return bool(getattr(removed, "rowcount", 0))
-
-
-async def end_all_sessions(
-    session: AsyncSession, store: SessionStore, user_id: uuid.UUID, *, reason: str, nats_prefix: str
-) -> int:
-    """End every live browser session of the person with the logout fan-out (refresh
-    tokens of each session revoked, a ``session.ended`` outbox row each); return how many."""
-    sessions = await store.list_sessions(str(user_id))
-    await end_sessions(session, store, sessions, reason=reason, nats_prefix=nats_prefix)
-    return len(sessions)

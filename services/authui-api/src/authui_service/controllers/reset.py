@@ -26,7 +26,7 @@ from idp_common.errors import FieldError, InvalidArgument
 from idp_common.mail import MailError, build_message, send_mail
 from idp_common.password_policy import check_password
 from idp_common.repos.users import UserRecord, get_user, get_user_by_email
-from idp_common.session_end import end_sessions, revoke_user_refresh_tokens
+from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
 from idp_common.web.caller import caller_ip
 
 log = logging.getLogger("idp.reset")
@@ -71,11 +71,10 @@ class PasswordResetController(Controller):
                 raise _invalid_token()
             await set_password_hash(db, user.id, new_hash)
             await spend_reset_tokens_of(db, user.id, now=now)
-            sessions = await ctx.store.list_sessions(str(user.id))
-            revoked = await end_sessions(
+            ended, revoked = await end_person_sessions(
                 db,
                 ctx.store,
-                sessions,
+                user.id,
                 reason="password_reset",
                 nats_prefix=ctx.settings.nats_prefix,
             )
@@ -89,7 +88,7 @@ class PasswordResetController(Controller):
                     actor=str(user.id),
                     target_type="user",
                     target=str(user.id),
-                    detail={"sessions_ended": len(sessions), "refresh_tokens_revoked": revoked},
+                    detail={"sessions_ended": ended, "refresh_tokens_revoked": revoked},
                 ),
             )
         await ctx.throttle.clear(user.email.lower())

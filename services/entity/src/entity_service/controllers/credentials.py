@@ -38,7 +38,7 @@ from idp_common.mail import MailError, build_message, send_mail
 from idp_common.password_policy import check_password
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
 from idp_common.repos.users import UserRecord, get_password_hash
-from idp_common.session_end import end_sessions, revoke_user_refresh_tokens
+from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import current_caller
@@ -95,11 +95,10 @@ class CredentialsController(Controller):
             await person_id(session, subject, lock=True)
             await store.password_unchanged(session, person.id, stored or "")
             await store.set_password_hash(session, person.id, new_hash)
-            ended = await browser_sessions.list_sessions(str(person.id))
-            revoked = await end_sessions(
+            ended, revoked = await end_person_sessions(
                 session,
                 browser_sessions,
-                ended,
+                person.id,
                 reason="password_changed",
                 nats_prefix=resources.settings.nats_prefix,
             )
@@ -111,7 +110,7 @@ class CredentialsController(Controller):
                 target_type="user",
                 target=str(person.id),
                 status_code=204,
-                detail={"sessions_ended": len(ended), "refresh_tokens_revoked": revoked},
+                detail={"sessions_ended": ended, "refresh_tokens_revoked": revoked},
             )
 
     @post(
