@@ -17,10 +17,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 
+from idp_common.avatars.names import public_url
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, TYP_JWT, access_token_claims, sign_jwt
 from idp_common.protocol.constants import (
     ACR_ONE_FACTOR,
@@ -35,7 +36,6 @@ from token_service.context import GrantDeps
 from token_service.queries import MappedClaim, UserClaims
 
 #: Public address of a profile photo (spec part 2 "Built-in person facts").
-AVATAR_PATH: Final = "/media/avatars/"
 
 
 class TokenResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -105,7 +105,7 @@ def released_claims(
         if user.username:
             claims["preferred_username"] = user.username
         if user.picture:
-            claims["picture"] = f"{issuer_base}{AVATAR_PATH}{user.picture}"
+            claims["picture"] = public_url(issuer_base, user.picture)
         claims["updated_at"] = int(user.updated_at.timestamp())
     for claim in person.mapped:
         if claim.scope in scopes and claim.name not in claims:

@@ -31,6 +31,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from entity_service.person import not_a_person
+from idp_common.avatars.names import public_url
 from idp_common.db.models import User
 from idp_common.errors import Conflict, FieldError, InvalidArgument
 from idp_common.profile_fields import store as fields_store
@@ -38,7 +39,6 @@ from idp_common.profile_fields.schema import DataType, ProfileFieldRead, Validat
 from idp_common.profile_fields.values import to_text
 
 #: Where the media route serves photos (``users.picture`` is the object name).
-AVATAR_PATH: Final = "/media/avatars/"
 DISPLAY_NAME: Final = "displayName"
 USERNAME: Final = "username"
 MAX_DISPLAY_NAME: Final = 200  # as the admin API
@@ -131,7 +131,7 @@ async def read_profile(
         email_verified=user.email_verified,
         username=user.username,
         display_name=user.display_name,
-        picture=f"{base_url}{AVATAR_PATH}{user.picture}" if user.picture else None,
+        picture=public_url(base_url, user.picture) if user.picture else None,
         created_at=user.created_at,
         updated_at=user.updated_at,
         fields=await fields_store.read_values(session, user_id, shown),
