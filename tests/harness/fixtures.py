@@ -21,6 +21,18 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         remove_stack(running)
 
 
+@pytest.fixture(scope="module")
+def private_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """A stack of the module's own, for tests that change what every other test relies on
+    (a fuzzer that may empty the administrator role's scopes, for one)."""
+    running = new_stack(tmp_path_factory.mktemp("idp-private"))
+    try:
+        start_stack(running)
+        yield running
+    finally:
+        remove_stack(running)
+
+
 @pytest.fixture
 def extra_processes(stack: Stack) -> Iterator[Stack]:
     """Lets a test start more services or proxies; they are stopped after the test."""

@@ -298,3 +298,11 @@ def test_a_backtracking_pattern_is_cut_off_not_run_to_the_end() -> None:
         to_text(f, "a" * 40 + "!")
     assert (datetime.now(UTC) - start).total_seconds() < 1
     assert to_text(f, "aaaa") == "aaaa"
+
+
+def test_bounds_are_integers_or_dates_never_fractions() -> None:
+    assert msgspec.json.decode(b'{"min": 1, "max": "2030-01-01"}', type=Validators) == Validators(
+        min=1, max="2030-01-01"
+    )
+    with pytest.raises(msgspec.ValidationError, match="min"):
+        msgspec.json.decode(b'{"min": 1.5}', type=Validators)

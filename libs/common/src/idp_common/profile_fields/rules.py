@@ -67,7 +67,7 @@ def parse_date(text: str) -> date | None:
         return None
 
 
-def _bound(data_type: str, name: str, value: Bound) -> tuple[list[FieldError], float]:
+def _bound(data_type: str, name: str, value: Bound) -> tuple[list[FieldError], int]:
     """The bound as a number (a date as its ordinal), or the error naming it."""
     field = f"validators.{name}"
     if data_type == "date":
@@ -76,13 +76,13 @@ def _bound(data_type: str, name: str, value: Bound) -> tuple[list[FieldError], f
             return [FieldError(field, "must be an ISO date YYYY-MM-DD for a date field")], 0
         return [], parsed.toordinal()
     if isinstance(value, str):
-        return [FieldError(field, "must be a number for an integer field")], 0
+        return [FieldError(field, "must be an integer for an integer field")], 0
     return [], value
 
 
 def _check_range(data_type: str, v: Validators) -> list[FieldError]:
     errors: list[FieldError] = []
-    bounds: dict[str, float] = {}
+    bounds: dict[str, int] = {}
     for name, value in (("min", v.min), ("max", v.max)):
         if value is None:
             continue

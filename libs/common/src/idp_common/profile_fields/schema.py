@@ -21,7 +21,9 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 DataType = Literal["string", "integer", "boolean", "date", "enum", "email", "phone", "url"]
-Bound = int | float | str
+#: ``min``/``max``: an integer (integer fields; there is no decimal type) or an ISO date.
+#: ``int | float`` would also make the OpenAPI ``oneOf`` ambiguous for every integer.
+Bound = int | str
 
 
 class Validators(

@@ -83,9 +83,9 @@ def _integer(raw: Any, v: Validators) -> str:
         raise ValueError("must be an integer")
     if raw not in INT_RANGE:
         raise ValueError("is out of the 64-bit integer range")
-    if isinstance(v.min, int | float) and raw < v.min:
+    if isinstance(v.min, int) and raw < v.min:
         raise ValueError(f"must be at least {v.min}")
-    if isinstance(v.max, int | float) and raw > v.max:
+    if isinstance(v.max, int) and raw > v.max:
         raise ValueError(f"must be at most {v.max}")
     return str(raw)
 
