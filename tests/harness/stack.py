@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -182,6 +183,27 @@ class Stack:
         for process in reversed(self.processes):
             process.stop()
         self.processes.clear()
+
+
+def start_with_mail_catcher(stack: Stack, service: str, mail_dir: Path) -> Process:
+    """The mail catcher (``idp mail-catcher``) on a free port writing into ``mail_dir``, and
+    one more ``service`` process that sends its mail there, up and ready. Both are added to
+    ``stack.processes`` (the ``extra_processes`` fixture stops them after the test)."""
+    port = infra.free_port()
+    command = [sys.executable, "-m", "idp_common.cli", "mail-catcher", "--port", str(port)]
+    stack.spawn("mail-catcher", [*command, "--dir", str(mail_dir)], port, stack.env)
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    process = stack.start_service(service, {"SVC_SMTP_URL": f"smtp://127.0.0.1:{port}"})
+    stack.wait_until_up(process)
+    return process
 
 
 def new_stack(base_dir: Path) -> Stack:

@@ -6,7 +6,6 @@ own catcher (``idp mail-catcher``) on a free port."""
 from __future__ import annotations
 
 import smtplib
-import socket
 import sys
 import time
 import uuid
@@ -17,7 +16,7 @@ import pytest
 
 from idp_common.protocol.oidc_core_claims import digest
 from tests.harness import infra
-from tests.harness.stack import Stack
+from tests.harness.stack import Stack, start_with_mail_catcher
 from tests.integration.signin_fixtures import (
     Person,
     audit_rows,
@@ -100,25 +99,8 @@ def test_the_11th_request_in_an_hour_is_refused(stack: Stack) -> None:
 @pytest.fixture
 def mailed_authui(extra_processes: Stack, tmp_path: Path) -> tuple[str, Path]:
     """The mail catcher on a free port and an authui-api that sends to it."""
-    port = infra.free_port()
     mail_dir = tmp_path / "mail"
-    command = [sys.executable, "-m", "idp_common.cli", "mail-catcher", "--port", str(port)]
-    extra_processes.spawn(
-        "mail-catcher", [*command, "--dir", str(mail_dir)], port, extra_processes.env
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-    service = extra_processes.start_service(
-        "authui-api", {"SVC_SMTP_URL": f"smtp://127.0.0.1:{port}"}
-    )
-    extra_processes.wait_until_up(service)
+    service = start_with_mail_catcher(extra_processes, "authui-api", mail_dir)
     return service.url, mail_dir
 
 

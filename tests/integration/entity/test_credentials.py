@@ -4,8 +4,6 @@ ended with the fan-out on a password change, the email's uniqueness and the noti
 
 from __future__ import annotations
 
-import socket
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,7 +15,6 @@ import pytest
 
 from idp_common.crypto.passwords import verify_password
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
-from tests.harness import infra
 from tests.harness.records import (
     TestUser as Person,
 )
@@ -29,7 +26,7 @@ from tests.harness.records import (
     query,
     session_exists,
 )
-from tests.harness.stack import Stack
+from tests.harness.stack import Stack, start_with_mail_catcher
 from tests.integration.entity.contract import (
     EntityApi,
     assert_guarded,
@@ -296,23 +293,8 @@ def test_email_change_needs_a_recent_sign_in(
 @pytest.fixture
 def mailed_entity(extra_processes: Stack, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The mail catcher on a free port and an entity service that sends to it."""
-    port = infra.free_port()
     mail_dir = tmp_path / "mail"
-    command = [sys.executable, "-m", "idp_common.cli", "mail-catcher", "--port", str(port)]
-    extra_processes.spawn(
-        "mail-catcher", [*command, "--dir", str(mail_dir)], port, extra_processes.env
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-    service = extra_processes.start_service("entity", {"SVC_SMTP_URL": f"smtp://127.0.0.1:{port}"})
-    extra_processes.wait_until_up(service)
+    service = start_with_mail_catcher(extra_processes, "entity", mail_dir)
     yield service.url, mail_dir
 
 
