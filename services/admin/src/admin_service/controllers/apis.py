@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 
 from admin_service.store import apis as store
 from admin_service.store.apis import ApiPage, ApiRead, ScopePage, ScopeRead
@@ -90,7 +90,9 @@ class ApisController(Controller):
         description=f"Needs `{SCOPE_IDP_APIS_WRITE}`. `name` and `audience` are unique (409).",
         **requires(SCOPE_IDP_APIS_WRITE),
     )
-    async def create_api(self, request: Request[Any, Any, Any], data: ApiCreate) -> ApiRead:
+    async def create_api(
+        self, request: Request[Any, Any, Any], data: JSONBody[ApiCreate]
+    ) -> ApiRead:
         async with resources_of(request).sessions.begin() as session:
             row = await store.create_api(session, name=data.name, audience=data.audience)
             audit(
@@ -126,7 +128,7 @@ class ApisController(Controller):
         **requires(SCOPE_IDP_APIS_WRITE),
     )
     async def update_api(
-        self, request: Request[Any, Any, Any], api_id: str, data: ApiPatch
+        self, request: Request[Any, Any, Any], api_id: str, data: JSONBody[ApiPatch]
     ) -> ApiRead:
         async with resources_of(request).sessions.begin() as session:
             row, changed = await store.update_api(
@@ -195,7 +197,7 @@ class ApisController(Controller):
         **requires(SCOPE_IDP_APIS_WRITE),
     )
     async def create_scope(
-        self, request: Request[Any, Any, Any], api_id: str, data: ScopeCreate
+        self, request: Request[Any, Any, Any], api_id: str, data: JSONBody[ScopeCreate]
     ) -> ScopeRead:
         async with resources_of(request).sessions.begin() as session:
             row = await store.create_scope(
@@ -243,7 +245,7 @@ class ScopesController(Controller):
         **requires(SCOPE_IDP_APIS_WRITE),
     )
     async def update_scope(
-        self, request: Request[Any, Any, Any], scope_id: str, data: ScopePatch
+        self, request: Request[Any, Any, Any], scope_id: str, data: JSONBody[ScopePatch]
     ) -> ScopeRead:
         async with resources_of(request).sessions.begin() as session:
             row = await store.update_scope(

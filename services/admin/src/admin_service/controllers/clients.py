@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 from litestar.status_codes import HTTP_200_OK, HTTP_204_NO_CONTENT
 from redis.exceptions import RedisError
 
@@ -111,7 +111,7 @@ class ClientsController(Controller):
         **requires(SCOPE_IDP_CLIENTS_WRITE),
     )
     async def create_client(
-        self, request: Request[Any, Any, Any], data: ClientCreate
+        self, request: Request[Any, Any, Any], data: JSONBody[ClientCreate]
     ) -> store.ClientCreated:
         settings = store.ClientSettings(
             name=data.name,
@@ -156,7 +156,7 @@ class ClientsController(Controller):
         **requires(SCOPE_IDP_CLIENTS_WRITE),
     )
     async def update_client(
-        self, request: Request[Any, Any, Any], client_id: str, data: ClientUpdate
+        self, request: Request[Any, Any, Any], client_id: str, data: JSONBody[ClientUpdate]
     ) -> store.ClientRead:
         async with resources_of(request).sessions.begin() as session:
             client, changed = await store.update_client(session, client_id, data.changes())
@@ -229,7 +229,7 @@ class ClientsController(Controller):
         **requires(SCOPE_IDP_CLIENTS_WRITE),
     )
     async def set_scopes(
-        self, request: Request[Any, Any, Any], client_id: str, data: ClientScopesUpdate
+        self, request: Request[Any, Any, Any], client_id: str, data: JSONBody[ClientScopesUpdate]
     ) -> store.ClientRead:
         async with resources_of(request).sessions.begin() as session:
             client = await store.set_scopes(session, client_id, data.scopes)

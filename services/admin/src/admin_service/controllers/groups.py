@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
+from litestar.params import JSONBody
 
 from admin_service.controllers.roles import Description, Limit, Name, strip_name
 from admin_service.store import groups as store
@@ -68,7 +69,7 @@ class GroupsController(Controller):
         **requires(SCOPE_IDP_GROUPS_WRITE),
     )
     async def create_group(
-        self, request: Request[Any, Any, Any], data: GroupCreate
+        self, request: Request[Any, Any, Any], data: JSONBody[GroupCreate]
     ) -> store.GroupRead:
         async with resources_of(request).sessions.begin() as session:
             group = await store.create_group(
@@ -103,7 +104,7 @@ class GroupsController(Controller):
         **requires(SCOPE_IDP_GROUPS_WRITE),
     )
     async def update_group(
-        self, request: Request[Any, Any, Any], group_id: str, data: GroupUpdate
+        self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[GroupUpdate]
     ) -> store.GroupRead:
         async with resources_of(request).sessions.begin() as session:
             group, changed = await store.update_group(
@@ -170,7 +171,7 @@ class GroupsController(Controller):
         **requires(SCOPE_IDP_GROUPS_WRITE),
     )
     async def add_members(
-        self, request: Request[Any, Any, Any], group_id: str, data: MembersAdd
+        self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[MembersAdd]
     ) -> store.GroupRead:
         async with resources_of(request).sessions.begin() as session:
             group, added = await store.add_members(session, group_id, data.members)
@@ -216,7 +217,7 @@ class GroupsController(Controller):
         **requires(SCOPE_IDP_GROUPS_WRITE),
     )
     async def set_roles(
-        self, request: Request[Any, Any, Any], group_id: str, data: GroupRolesReplace
+        self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[GroupRolesReplace]
     ) -> store.GroupRead:
         async with resources_of(request).sessions.begin() as session:
             group = await store.set_group_roles(session, group_id, data.roles)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, delete, get, patch, post
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 
 from idp_common.errors import NotFound
 from idp_common.profile_fields import rules, store
@@ -62,7 +62,7 @@ class ProfileFieldsController(Controller):
         **requires(SCOPE_IDP_PROFILE_FIELDS_WRITE),
     )
     async def create_field(
-        self, request: Request[Any, Any, Any], data: ProfileFieldCreate
+        self, request: Request[Any, Any, Any], data: JSONBody[ProfileFieldCreate]
     ) -> ProfileFieldRead:
         async with resources_of(request).sessions.begin() as session:
             field = await store.create_field(session, data)
@@ -109,7 +109,7 @@ class ProfileFieldsController(Controller):
         **requires(SCOPE_IDP_PROFILE_FIELDS_WRITE),
     )
     async def update_field(
-        self, request: Request[Any, Any, Any], field_id: str, data: ProfileFieldUpdate
+        self, request: Request[Any, Any, Any], field_id: str, data: JSONBody[ProfileFieldUpdate]
     ) -> ProfileFieldRead:
         async with resources_of(request).sessions.begin() as session:
             field = await store.update_field(session, field_id, data)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 
 from admin_service.store import roles as store
 from idp_common.protocol.constants import SCOPE_IDP_ROLES_READ, SCOPE_IDP_ROLES_WRITE
@@ -78,7 +78,7 @@ class RolesController(Controller):
         **requires(SCOPE_IDP_ROLES_WRITE),
     )
     async def create_role(
-        self, request: Request[Any, Any, Any], data: RoleCreate
+        self, request: Request[Any, Any, Any], data: JSONBody[RoleCreate]
     ) -> store.RoleRead:
         async with resources_of(request).sessions.begin() as session:
             role = await store.create_role(
@@ -116,7 +116,7 @@ class RolesController(Controller):
         **requires(SCOPE_IDP_ROLES_WRITE),
     )
     async def update_role(
-        self, request: Request[Any, Any, Any], role_id: str, data: RoleUpdate
+        self, request: Request[Any, Any, Any], role_id: str, data: JSONBody[RoleUpdate]
     ) -> store.RoleRead:
         async with resources_of(request).sessions.begin() as session:
             role, changed = await store.update_role(
@@ -165,7 +165,7 @@ class RolesController(Controller):
         **requires(SCOPE_IDP_ROLES_WRITE),
     )
     async def set_scopes(
-        self, request: Request[Any, Any, Any], role_id: str, data: RoleScopesReplace
+        self, request: Request[Any, Any, Any], role_id: str, data: JSONBody[RoleScopesReplace]
     ) -> store.RoleRead:
         async with resources_of(request).sessions.begin() as session:
             role = await store.set_role_scopes(session, role_id, data.scopes)

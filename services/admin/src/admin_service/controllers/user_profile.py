@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from litestar import Controller, Request, get, patch
+from litestar.params import JSONBody
 
 from idp_common.errors import FieldError, InvalidArgument, NotFound
 from idp_common.profile_fields import store
@@ -85,7 +86,7 @@ class UserProfileController(Controller):
         **requires(SCOPE_IDP_USERS_WRITE),
     )
     async def set_profile(
-        self, request: Request[Any, Any, Any], user_id: str, data: dict[str, Any]
+        self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[dict[str, Any]]
     ) -> dict[str, Any]:
         async with resources_of(request).sessions.begin() as session:
             person = await _person(session, user_id)

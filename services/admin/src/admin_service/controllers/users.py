@@ -23,7 +23,7 @@ from typing import Annotated, Any, Final
 
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 from msgspec import UNSET, Meta, UnsetType
 
 from admin_service.store import users as store
@@ -91,7 +91,7 @@ class EffectiveScopesRead(msgspec.Struct, frozen=True):
     items: list[EffectiveScope]
 
 
-def _changes(data: UserUpdate) -> dict[str, Any]:
+def _changes(data: JSONBody[UserUpdate]) -> dict[str, Any]:
     fields = (getattr(data, name) for name in data.__struct_fields__)
     return {
         name: value
@@ -130,7 +130,7 @@ class UsersController(Controller):
         **requires(SCOPE_IDP_USERS_WRITE),
     )
     async def create_user(
-        self, request: Request[Any, Any, Any], data: UserCreate
+        self, request: Request[Any, Any, Any], data: JSONBody[UserCreate]
     ) -> store.UserRead:
         store.check_email(data.email)
         check_password(data.password, context=(data.email, data.username))
@@ -172,7 +172,7 @@ class UsersController(Controller):
         **requires(SCOPE_IDP_USERS_WRITE),
     )
     async def update_user(
-        self, request: Request[Any, Any, Any], user_id: str, data: UserUpdate
+        self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[UserUpdate]
     ) -> store.UserRead:
         changes = _changes(data)
         resources = resources_of(request)
@@ -250,7 +250,7 @@ class UsersController(Controller):
         **requires(SCOPE_IDP_USERS_WRITE),
     )
     async def set_roles(
-        self, request: Request[Any, Any, Any], user_id: str, data: UserRolesUpdate
+        self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[UserRolesUpdate]
     ) -> UserRolesRead:
         async with resources_of(request).sessions.begin() as session:
             user = await store.lock_user(session, user_id)
@@ -273,7 +273,7 @@ class UsersController(Controller):
         **requires(SCOPE_IDP_USERS_WRITE),
     )
     async def set_scopes(
-        self, request: Request[Any, Any, Any], user_id: str, data: UserScopesUpdate
+        self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[UserScopesUpdate]
     ) -> UserScopesRead:
         async with resources_of(request).sessions.begin() as session:
             user = await store.lock_user(session, user_id)
@@ -299,7 +299,10 @@ class UsersController(Controller):
         **requires(SCOPE_IDP_USERS_WRITE),
     )
     async def reset_password(
-        self, request: Request[Any, Any, Any], user_id: str, data: PasswordReset | None = None
+        self,
+        request: Request[Any, Any, Any],
+        user_id: str,
+        data: JSONBody[PasswordReset | None] = None,
     ) -> None:
         resources = resources_of(request)
         password = data.password if data is not None else None

@@ -10,6 +10,7 @@ from typing import Any
 
 from litestar import Controller, Request, Response, post
 from litestar.background_tasks import BackgroundTask
+from litestar.params import JSONBody
 
 from authui_service.context import SigninContext, context_of
 from authui_service.schemas import ResetAccepted, ResetConfirmBody, ResetRequestBody
@@ -43,7 +44,7 @@ class PasswordResetController(Controller):
 
     @post("/", operation_id="requestPasswordReset", status_code=202)
     async def request_reset(
-        self, request: AnyRequest, data: ResetRequestBody
+        self, request: AnyRequest, data: JSONBody[ResetRequestBody]
     ) -> Response[ResetAccepted]:
         """Ask for a reset link: 202 and the same body whatever the address.
 
@@ -57,7 +58,7 @@ class PasswordResetController(Controller):
         return Response(ResetAccepted(), status_code=202, background=task)
 
     @post("/confirm", operation_id="confirmPasswordReset", status_code=204)
-    async def confirm_reset(self, request: AnyRequest, data: ResetConfirmBody) -> None:
+    async def confirm_reset(self, request: AnyRequest, data: JSONBody[ResetConfirmBody]) -> None:
         """Set a new password with a reset link; ends every session of the person."""
         ctx = context_of(request)
         ip = caller_ip(request)

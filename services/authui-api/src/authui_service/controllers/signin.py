@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
+from litestar.params import JSONBody
 
 from authui_service import flow
 from authui_service.context import SigninContext, context_of
@@ -102,7 +103,7 @@ class SigninController(Controller):
         )
 
     @post("/login", operation_id="login", status_code=200)
-    async def login(self, request: AnyRequest, data: LoginBody) -> Response[StepAnswer]:
+    async def login(self, request: AnyRequest, data: JSONBody[LoginBody]) -> Response[StepAnswer]:
         """Sign in with a password: 401 alike for a wrong password and an unknown account."""
         ctx = context_of(request)
         await ctx.limit_signin(caller_ip(request))
@@ -123,7 +124,7 @@ class SigninController(Controller):
         return _answer(await flow.finish_authentication(ctx, request, challenge, user))
 
     @post("/totp", operation_id="verifyTotp", status_code=200)
-    async def totp(self, request: AnyRequest, data: TotpBody) -> Response[StepAnswer]:
+    async def totp(self, request: AnyRequest, data: JSONBody[TotpBody]) -> Response[StepAnswer]:
         """Verify the code of the person's authenticator (±1 step, never the same step twice)."""
         ctx = context_of(request)
         await ctx.limit_signin(caller_ip(request))
@@ -150,7 +151,7 @@ class SigninController(Controller):
         return _answer(await flow.finish_authentication(ctx, request, challenge, user))
 
     @post("/consent", operation_id="consent", status_code=200)
-    async def consent(self, request: AnyRequest, data: ConsentBody) -> StepAnswer:
+    async def consent(self, request: AnyRequest, data: JSONBody[ConsentBody]) -> StepAnswer:
         """Approve (remembered per person and client) or deny the requested scopes."""
         ctx = context_of(request)
         challenge = await flow.load_challenge(ctx, data.challenge, "consent")

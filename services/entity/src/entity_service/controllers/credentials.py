@@ -26,6 +26,7 @@ from typing import Annotated, Any, Final
 import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.background_tasks import BackgroundTask
+from litestar.params import JSONBody
 from msgspec import Meta
 
 from entity_service.person import person_id
@@ -78,7 +79,7 @@ class CredentialsController(Controller):
         "yours is revoked.",
         **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
     )
-    async def change_password(self, request: AnyRequest, data: PasswordChange) -> None:
+    async def change_password(self, request: AnyRequest, data: JSONBody[PasswordChange]) -> None:
         resources = resources_of(request)
         subject = current_caller(request).subject
         async with resources.sessions() as session:
@@ -125,7 +126,7 @@ class CredentialsController(Controller):
         **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
     )
     async def change_email(
-        self, request: AnyRequest, data: EmailChange
+        self, request: AnyRequest, data: JSONBody[EmailChange]
     ) -> Response[profile.ProfileRead]:
         resources = resources_of(request)
         subject = current_caller(request).subject

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, get, patch
+from litestar.params import JSONBody
 
 from entity_service.person import person_id
 from entity_service.store import profile as store
@@ -54,7 +55,7 @@ class ProfileController(Controller):
         **requires(SCOPE_IDP_ACCOUNT_WRITE),
     )
     async def update_profile(
-        self, request: Request[Any, Any, Any], data: dict[str, Any]
+        self, request: Request[Any, Any, Any], data: JSONBody[dict[str, Any]]
     ) -> ProfileRead:
         resources = resources_of(request)
         async with resources.sessions.begin() as session:

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import msgspec
 import segno
 from litestar import Controller, Request, delete, get, post
+from litestar.params import JSONBody
 from msgspec import Meta
 
 from entity_service.person import person_id
@@ -179,7 +180,7 @@ class TotpController(Controller):
         "From then on sign-in asks for a code. 409 when nothing is being set up.",
         **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
     )
-    async def confirm(self, request: AnyRequest, data: TotpConfirm) -> TotpConfirmed:
+    async def confirm(self, request: AnyRequest, data: JSONBody[TotpConfirm]) -> TotpConfirmed:
         resources = resources_of(request)
         key = _secrets_key(request)
         async with resources.sessions.begin() as session:
