@@ -52,10 +52,15 @@ class TestUser:
     password: str
 
 
+def pkce_challenge(verifier: str) -> str:
+    """RFC 7636 ``S256`` of ``verifier``."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+    return digest.rstrip(b"=").decode()
+
+
 def pkce_pair() -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
-    return verifier, challenge.rstrip(b"=").decode()
+    return verifier, pkce_challenge(verifier)
 
 
 async def _create_client(

@@ -3,20 +3,23 @@ change, an administrator ending all of a person's sessions; DESIGN.md "Events").
 
 :func:`end_sessions` does, for each session, inside the caller's open transaction:
 
-1. revokes the session's refresh tokens
+1. deletes it from Redis; a session already gone (another request ended it a moment ago)
+   is skipped, so each session's end is announced once;
+2. revokes the session's refresh tokens
    (``UPDATE refresh_tokens SET revoked_at = now() WHERE session_sid = … AND revoked_at IS
    NULL``);
-2. adds an outbox row, subject ``{nats_prefix}.session.ended``, payload
+3. adds an outbox row, subject ``{nats_prefix}.session.ended``, payload
    ``{"user_id", "sid", "clients", "reason"}`` (:class:`SessionEnded`) that the relay
-   publishes and the logout dispatcher turns into back-channel logout tokens;
+   publishes and the logout dispatcher turns into back-channel logout tokens, and a
+   ``pg_notify`` that wakes the relay when the transaction commits;
 
-then flushes, and deletes the sessions from Redis. The caller commits.
+then flushes. The caller commits.
 
 Order: Redis is cleared before the caller commits. If the commit then fails, the person
 is signed out without the tokens being revoked or the applications told: the safe
 direction. The other order could leave a live session behind a changed password when
 Redis fails after the commit. A Redis failure raises, so the caller's transaction rolls
-back and nothing is half done in the database.
+back and nothing is written to the database.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from sqlalchemy import func, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.db.models import OutboxEvent, RefreshToken
+from idp_common.events.outbox import announce
 from idp_common.sessions import BrowserSession, SessionStore
 
 __all__ = [
@@ -67,7 +71,10 @@ async def end_sessions(
     """End ``sessions``; return how many refresh tokens were revoked. See the module text."""
     revoked = 0
     subject = session_ended_subject(nats_prefix)
+    announced = False
     for record in sessions:
+        if not await store.end_session(record):
+            continue
         result = await db_session.execute(
             update(RefreshToken)
             .where(RefreshToken.session_sid == record.sid, RefreshToken.revoked_at.is_(None))
@@ -78,9 +85,10 @@ async def end_sessions(
             user_id=record.user_id, sid=record.sid, clients=list(record.clients), reason=reason
         )
         db_session.add(OutboxEvent(subject=subject, payload=msgspec.to_builtins(event)))
+        announced = True
+    if announced:
+        await announce(db_session)
     await db_session.flush()
-    for record in sessions:
-        await store.end_session(record)
     return revoked
 
 

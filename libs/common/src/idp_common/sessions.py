@@ -169,11 +169,14 @@ class SessionStore:
                 found.append(record)
         return found
 
-    async def end_session(self, record: BrowserSession) -> None:
+    async def end_session(self, record: BrowserSession) -> bool:
+        """Delete the session and its index entry; False when it was already gone (another
+        request ended it first: only the one that deleted it tells the applications)."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._session_key(record.sid))
             pipe.srem(self._index_key(record.user_id), record.sid)
-            await pipe.execute()
+            deleted, _ = await pipe.execute()
+        return bool(deleted)
 
     # --- challenges ----------------------------------------------------------------------
     async def save_challenge(self, challenge: Challenge) -> None:

@@ -1,0 +1,168 @@
+"""The outbox relay: publishes ``event_outbox`` rows to JetStream and marks them sent.
+
+DESIGN.md "Events": a session's end is written to the outbox in the transaction that
+revokes its refresh tokens, so it cannot be lost when NATS is down; this relay moves the
+rows to the stream once NATS answers.
+
+- Woken by ``LISTEN`` (see :mod:`idp_common.events.outbox`) the moment a row commits, and
+  every ``poll_seconds`` anyway (a missed notification, rows left while NATS was down).
+- Rows are claimed with ``FOR UPDATE SKIP LOCKED``: several replicas may run the relay and
+  each row is published by one of them at a time.
+- Each message carries ``Nats-Msg-Id`` = the row's id and creation time, so a row published
+  again (the relay died between publishing and marking) is dropped by JetStream's
+  duplicate window instead of being delivered twice.
+- A failed publish stops the batch: what was published is marked, the rest waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import asyncpg
+import msgspec
+from nats.errors import Error as NatsError
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from idp_common.config import Settings
+from idp_common.db.hot_pool import asyncpg_dsn
+from idp_common.db.models import OutboxEvent
+from idp_common.events.outbox import OUTBOX_CHANNEL
+from idp_common.events.stream import ensure_stream
+from idp_common.nats_link import NatsLink
+
+log = logging.getLogger("idp.relay")
+
+BATCH: Final = 200
+PUBLISH_TIMEOUT: Final = 2.0
+#: How often the notification connection is checked (a dead socket is not noticed idle).
+LISTENER_CHECK_SECONDS: Final = 10.0
+
+
+class OutboxRelay:
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: async_sessionmaker[AsyncSession],
+        nats: NatsLink,
+        *,
+        poll_seconds: float = 1.0,
+    ) -> None:
+        self._settings = settings
+        self._sessions = sessions
+        self._nats = nats
+        self._poll = poll_seconds
+        self._wake = asyncio.Event()
+        self._stream_ready = False
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run the relay for the life of the block (a Litestar lifespan)."""
+        tasks = [
+            asyncio.create_task(self._listen(), name="outbox-listen"),
+            asyncio.create_task(self._relay(), name="outbox-relay"),
+        ]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def _on_notify(self, *_: Any) -> None:
+        self._wake.set()
+
+    async def _listen(self) -> None:
+        dsn = asyncpg_dsn(self._settings.database_url)
+        while True:
+            try:
+                connection = await asyncpg.connect(dsn, timeout=5)
+                try:
+                    await connection.add_listener(OUTBOX_CHANNEL, self._on_notify)
+                    self._wake.set()  # rows may have committed while nobody listened
+                    while True:
+                        await asyncio.sleep(LISTENER_CHECK_SECONDS)
+                        await connection.execute("SELECT 1")
+                finally:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(connection.close(), 2)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Postgres away: the periodic poll still runs
+                log.warning("relay: notification connection lost (%s)", type(exc).__name__)
+            await asyncio.sleep(1)
+
+    async def _relay(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._poll)
+            self._wake.clear()
+            if not self._nats.is_connected:
+                continue
+            try:
+                await self.publish_pending()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # NATS or Postgres away: the rows wait for the next turn
+                self._stream_ready = False
+                log.warning("relay: publishing paused (%s)", type(exc).__name__)
+
+    async def publish_pending(self) -> int:
+        """Publish every unpublished row now; return how many. Raises when NATS refuses
+        (what was published before that is marked)."""
+        client = self._nats.client
+        if client is None:
+            return 0
+        js = client.jetstream()
+        if not self._stream_ready:
+            await ensure_stream(js, self._settings)
+            self._stream_ready = True
+        total = 0
+        while True:
+            failure: Exception | None = None
+            async with self._sessions.begin() as db:
+                rows = (
+                    await db.execute(
+                        select(
+                            OutboxEvent.id,
+                            OutboxEvent.subject,
+                            OutboxEvent.payload,
+                            OutboxEvent.created_at,
+                        )
+                        .where(OutboxEvent.published_at.is_(None))
+                        .order_by(OutboxEvent.id)
+                        .limit(BATCH)
+                        .with_for_update(skip_locked=True)
+                    )
+                ).all()
+                published: list[int] = []
+                for row in rows:
+                    try:
+                        await js.publish(
+                            row.subject,
+                            msgspec.json.encode(row.payload),
+                            timeout=PUBLISH_TIMEOUT,
+                            headers={"Nats-Msg-Id": f"{row.id}-{row.created_at.timestamp()}"},
+                        )
+                    except (NatsError, TimeoutError) as exc:
+                        failure = exc
+                        break
+                    published.append(row.id)
+                if published:
+                    await db.execute(
+                        update(OutboxEvent)
+                        .where(OutboxEvent.id.in_(published))
+                        .values(published_at=func.now())
+                    )
+            total += len(published)
+            if failure is not None:
+                raise failure
+            if len(rows) < BATCH:
+                return total
