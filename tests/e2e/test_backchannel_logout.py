@@ -9,10 +9,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from idp_common.protocol.constants import BACKCHANNEL_LOGOUT_EVENT
-from tests.harness import oidc, records
+from tests.harness import infra, oidc, records
 from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
 
@@ -110,3 +111,87 @@ def test_logout_reaches_both_applications_with_valid_tokens(
         assert detail["delivered"] is True
         assert detail["user_id"] == person.id
         assert not any(r.form["logout_token"] in str(detail) for r in got)  # no token stored
+
+
+def sign_in_to_all(stack: Stack, browser: oidc.Browser, apps: list[records.TestClient]) -> str:
+    """One session reaching every app in ``apps``; returns its ``sid`` (from an ID token)."""
+    person = records.create_user(stack)
+    first = oidc.Authorization(apps[0])
+    tokens = oidc.exchange(stack, first, browser.sign_in(first, person))
+    for app in apps[1:]:
+        browser.reach(oidc.Authorization(app))
+    _, claims = oidc.verified_claims(stack, tokens["id_token"], audience=apps[0].client_id)
+    return str(claims["sid"])
+
+
+def test_failing_applications_neither_delay_sign_out_nor_get_a_second_try(
+    stack: Stack, healthy: Receiver
+) -> None:
+    with Receiver(hang=True) as silent, Receiver(status=500) as broken:
+        closed_uri = f"http://127.0.0.1:{infra.closed_port()}/logout"
+        apps = [
+            application(stack, silent.url),
+            application(stack, broken.url),
+            application(stack, closed_uri),
+            application(stack, healthy.url),
+        ]
+        with oidc.Browser(stack) as browser:
+            sid = sign_in_to_all(stack, browser, apps)
+            started, started_wall = time.monotonic(), time.time()
+            logged_out = browser.post("/oauth2/logout", data={"client_id": apps[3].client_id})
+            answered = time.monotonic() - started
+        # Sign-out does not wait on any delivery.
+        assert logged_out.status_code == 303
+        assert answered < 1.0, f"logout took {answered:.2f}s"
+
+        assert len(healthy.wait_for(1, timeout=2.0)) == 1
+        told_after = healthy.snapshot()[0].at - started_wall
+        assert told_after < 1.0, f"the healthy app was told after {told_after:.2f}s"
+
+        rows = delivery_rows(stack, sid, 4, timeout=8.0)
+        done = time.monotonic() - started
+        by_client = {str(r["target"]): r for r in rows}
+        assert len(rows) == 4
+        assert by_client[apps[0].client_id]["status_code"] == 0  # never answered
+        assert by_client[apps[0].client_id]["detail"]["error"] == "timeout"
+        assert 4900 <= by_client[apps[0].client_id]["detail"]["elapsed_ms"] <= 5500
+        assert by_client[apps[1].client_id]["status_code"] == 500
+        assert by_client[apps[1].client_id]["detail"]["delivered"] is False
+        assert by_client[apps[2].client_id]["status_code"] == 0  # closed port
+        assert by_client[apps[2].client_id]["detail"]["error"] == "connect"
+        assert by_client[apps[3].client_id]["status_code"] == 200
+        assert done < 7.0, f"the failed attempts were audited only after {done:.1f}s"
+
+        time.sleep(1.5)  # nothing is retried
+        assert len(silent.snapshot()) == 1
+        assert len(broken.snapshot()) == 1
+        assert len(healthy.snapshot()) == 1
+        assert len(delivery_rows(stack, sid, 5, timeout=0)) == 4
+
+
+def test_a_logout_token_is_refused_as_id_token_hint(stack: Stack, healthy: Receiver) -> None:
+    app = application(stack, healthy.url)
+    with oidc.Browser(stack) as browser:
+        sign_in_to_all(stack, browser, [app])
+        browser.post("/oauth2/logout", data={"client_id": app.client_id})
+    logout_token = healthy.wait_for(1)[0].form["logout_token"]
+    oidc.verified_claims(stack, logout_token, audience=app.client_id, typ="logout+jwt")
+
+    with oidc.Browser(stack) as browser:
+        sign_in_to_all(stack, browser, [app])  # a live session: only the hint can refuse
+        authorization = oidc.Authorization(app)
+        refused = browser.get(
+            "/oauth2/authorize",
+            params={**authorization.params(), "id_token_hint": logout_token, "prompt": "none"},
+        )
+    assert refused.status_code in (302, 303)
+    values = oidc.query_of(refused.headers["location"])
+    assert values["error"] == "invalid_request"
+    assert "code" not in values
+    assert values["state"] == authorization.state
+
+    at_logout = httpx.get(
+        stack.proxy_url + "/oauth2/logout", params={"id_token_hint": logout_token}, timeout=10
+    )
+    assert at_logout.status_code == 400
+    assert "location" not in at_logout.headers

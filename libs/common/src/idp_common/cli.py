@@ -6,6 +6,7 @@
     idp seed                      the idp API and scopes, the administrator role, the console client
     idp create-admin              an administrator (SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD or generated)
     idp cleanup                   delete codes and refresh tokens past expiry + 1 hour
+    idp relay                     publish the event outbox to NATS now (the dispatcher does it too)
     idp serve SERVICE             run a service under Granian after checking the settings
     idp check-settings            validate SVC_* settings and print every problem
     idp mail-catcher [--port 1025] [--dir var/mail]   local SMTP server writing .eml files
@@ -142,6 +143,18 @@ def cmd_cleanup(settings: Settings, _: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_relay(settings: Settings, _: argparse.Namespace) -> int:
+    from idp_common.events.relay import relay_once
+
+    try:
+        published = asyncio.run(relay_once(settings))
+    except TimeoutError:
+        print(f"relay: NATS at {settings.nats_url} does not answer", file=sys.stderr)
+        return 1
+    print(f"relay: published {published} event(s)")
+    return 0
+
+
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import Interfaces
@@ -189,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--password")
     p.set_defaults(func=cmd_create_admin)
     sub.add_parser("cleanup", help="delete expired codes and tokens").set_defaults(func=cmd_cleanup)
+    p = sub.add_parser("relay", help="publish the event outbox to NATS now")
+    p.set_defaults(func=cmd_relay)
     p = sub.add_parser("serve", help="run a service under Granian")
     p.add_argument("service", choices=sorted(SERVICES))
     p.add_argument("--host", default="127.0.0.1")

@@ -24,6 +24,7 @@ class NatsLink:
         self._retry = retry_seconds
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
+        self._first_connect = asyncio.Event()
 
     @property
     def client(self) -> Client | None:
@@ -48,10 +49,15 @@ class NatsLink:
                     reconnect_time_wait=1,
                 )
                 log.info("nats: connected")
+                self._first_connect.set()
                 return
             except Exception as exc:  # keep trying: NATS may come up after us
                 log.warning("nats: connect failed (%s), retrying", type(exc).__name__)
                 await asyncio.sleep(self._retry)
+
+    async def wait_connected(self, seconds: float) -> None:
+        """Wait until the first connection is open; ``TimeoutError`` after ``seconds``."""
+        await asyncio.wait_for(self._first_connect.wait(), seconds)
 
     async def close(self) -> None:
         if self._task is not None:

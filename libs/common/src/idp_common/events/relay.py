@@ -30,6 +30,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
+from idp_common.db.engine import create_engine, create_session_factory
 from idp_common.db.hot_pool import asyncpg_dsn
 from idp_common.db.models import OutboxEvent
 from idp_common.events.outbox import OUTBOX_CHANNEL
@@ -166,3 +167,21 @@ class OutboxRelay:
                 raise failure
             if len(rows) < BATCH:
                 return total
+
+
+async def relay_once(settings: Settings, *, connect_seconds: float = 5.0) -> int:
+    """``idp relay``: publish what the outbox holds now, once; return how many rows.
+
+    For an operator draining the outbox while no dispatcher runs (the events then wait in
+    the stream for the durable consumer). Raises ``TimeoutError`` when NATS does not answer.
+    """
+    engine = create_engine(settings.database_url)
+    link = NatsLink(settings.nats_url, name="idp-relay")
+    link.start()
+    try:
+        await link.wait_connected(connect_seconds)
+        relay = OutboxRelay(settings, create_session_factory(engine), link)
+        return await relay.publish_pending()
+    finally:
+        await link.close()
+        await engine.dispose()
