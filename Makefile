@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-admin
+.PHONY: help up down test check unit bench bench-admin bench-backchannel
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -22,3 +22,6 @@ bench: ## throughput/latency of the token and sign-in endpoints on an isolated s
 
 bench-admin: ## latency and query count of the admin lists (10,000 users, a user in 50 groups)
 	@bash bench/run.sh --admin
+
+bench-backchannel: ## back-channel logout fan-out to 100 applications (prompt, and one silent)
+	@bash bench/run.sh --backchannel

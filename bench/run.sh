@@ -18,4 +18,8 @@ if [ "${1:-}" = "--admin" ]; then  # the admin lists (issue 4): bench/admin_list
   shift
   exec uv run --frozen python -m bench.admin_lists "$@"
 fi
+if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/backchannel.py
+  shift
+  exec uv run --frozen python -m bench.backchannel "$@"
+fi
 exec uv run --frozen python -m bench.run "$@"

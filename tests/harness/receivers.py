@@ -114,6 +114,10 @@ class Receiver:
         with self._lock:
             return list(self.received)
 
+    def clear(self) -> None:
+        with self._lock:
+            self.received.clear()
+
     def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
         """Block until ``count`` requests arrived (or ``timeout``); return what arrived."""
         deadline = time.monotonic() + timeout

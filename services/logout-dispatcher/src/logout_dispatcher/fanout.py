@@ -101,9 +101,11 @@ class FanOut:
         """POST to every recipient in parallel, then audit each attempt."""
         if not recipients:
             return []
+        started = time.perf_counter()
         tokens = await asyncio.to_thread(
             sign_logout_tokens, self._keys, self._issuer, event, recipients
         )
+        signed = time.perf_counter()
         attempts = await asyncio.gather(
             *(
                 post_logout_token(self._http, recipient.uri, token)
@@ -116,4 +118,12 @@ class FanOut:
                     write_audit(db, audit_entry(event, recipient, attempt))
         except Exception as exc:  # the POSTs are done; sending them again would be worse
             log.error("logout: %d delivery audit rows lost (%s)", len(attempts), type(exc).__name__)
+        log.info(
+            "logout: %d/%d delivered; signed in %.0f ms, posted in %.0f ms, audited in %.0f ms",
+            sum(1 for a in attempts if is_delivered(a.status_code)),
+            len(attempts),
+            (signed - started) * 1000,
+            max(a.elapsed_ms for a in attempts),
+            (time.perf_counter() - signed) * 1000 - max(a.elapsed_ms for a in attempts),
+        )
         return list(attempts)
