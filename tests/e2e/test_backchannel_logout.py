@@ -16,6 +16,7 @@ from idp_common.protocol.constants import BACKCHANNEL_LOGOUT_EVENT
 from tests.harness import infra, oidc, records
 from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
+from tests.integration.admin.contract import AdminApi
 
 pytestmark = pytest.mark.e2e
 
@@ -111,6 +112,18 @@ def test_logout_reaches_both_applications_with_valid_tokens(
         assert detail["delivered"] is True
         assert detail["user_id"] == person.id
         assert not any(r.form["logout_token"] in str(detail) for r in got)  # no token stored
+
+    # An administrator reads the attempts through the audit API.
+    admin = AdminApi(stack)
+    try:
+        listed = admin.get("/admin/audit", params={"action": ACTION, "target": second.client_id})
+    finally:
+        admin.close()
+    assert listed.status_code == 200, listed.text
+    (item,) = listed.json()["items"]
+    assert item["status_code"] == 200
+    assert item["detail"]["uri"] == uris[second.client_id]
+    assert item["detail"]["sid"] == sid
 
 
 def sign_in_to_all(stack: Stack, browser: oidc.Browser, apps: list[records.TestClient]) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
 import msgspec
 from sqlalchemy import func, update
@@ -38,6 +38,7 @@ from idp_common.sessions import BrowserSession, SessionStore
 
 __all__ = [
     "SESSION_ENDED",
+    "Ended",
     "SessionEnded",
     "end_person_sessions",
     "end_sessions",
@@ -56,6 +57,14 @@ class SessionEnded(msgspec.Struct, frozen=True, kw_only=True):
     reason: str
 
 
+class Ended(NamedTuple):
+    """What :func:`end_sessions` did: sessions it ended (not those already gone) and
+    refresh tokens it revoked with them."""
+
+    sessions: int
+    refresh_tokens: int
+
+
 def session_ended_subject(nats_prefix: str) -> str:
     return f"{nats_prefix}.{SESSION_ENDED}"
 
@@ -67,11 +76,10 @@ async def end_sessions(
     *,
     reason: str,
     nats_prefix: str,
-) -> int:
-    """End ``sessions``; return how many refresh tokens were revoked. See the module text."""
-    revoked = 0
+) -> Ended:
+    """End ``sessions``; see the module text."""
+    revoked = ended = 0
     subject = session_ended_subject(nats_prefix)
-    announced = False
     for record in sessions:
         if not await store.end_session(record):
             continue
@@ -85,11 +93,11 @@ async def end_sessions(
             user_id=record.user_id, sid=record.sid, clients=list(record.clients), reason=reason
         )
         db_session.add(OutboxEvent(subject=subject, payload=msgspec.to_builtins(event)))
-        announced = True
-    if announced:
+        ended += 1
+    if ended:
         await announce(db_session)
     await db_session.flush()
-    return revoked
+    return Ended(ended, revoked)
 
 
 async def end_person_sessions(
@@ -99,15 +107,12 @@ async def end_person_sessions(
     *,
     reason: str,
     nats_prefix: str,
-) -> tuple[int, int]:
+) -> Ended:
     """End every live session of a person (a password change or reset, an administrator's
     revocation, a deleted or disabled account) as :func:`end_sessions` does; return
     (sessions ended, refresh tokens revoked with them)."""
     sessions = await store.list_sessions(str(user_id))
-    revoked = await end_sessions(
-        db_session, store, sessions, reason=reason, nats_prefix=nats_prefix
-    )
-    return len(sessions), revoked
+    return await end_sessions(db_session, store, sessions, reason=reason, nats_prefix=nats_prefix)
 
 
 async def revoke_user_refresh_tokens(db_session: AsyncSession, user_id: uuid.UUID) -> int:

@@ -157,7 +157,7 @@ async def _end_browser_session(request: Request[Any, Any, Any], resources: Resou
     if session is None:
         return
     async with resources.sessions.begin() as db:
-        revoked = await end_sessions(
+        ended = await end_sessions(
             db, store, [session], reason="logout", nats_prefix=resources.settings.nats_prefix
         )
         write_audit(
@@ -172,7 +172,7 @@ async def _end_browser_session(request: Request[Any, Any, Any], resources: Resou
                 detail={
                     "via": "logout",
                     "clients": session.clients,
-                    "refresh_tokens_revoked": revoked,
+                    "refresh_tokens_revoked": ended.refresh_tokens,
                 },
             ),
         )
