@@ -149,6 +149,9 @@ def test_create_is_guarded(admin_api: AdminApi) -> None:
         ({"redirectUris": ["com.example.app:/cb"]}, "redirectUris[0]"),
         ({"postLogoutRedirectUris": ["ftp://a.example/"]}, "postLogoutRedirectUris[0]"),
         ({"backchannelLogoutUri": "http://rp.example/bcl"}, "backchannelLogoutUri"),
+        # A host IDNA cannot decode: the dispatcher could never send to it.
+        ({"backchannelLogoutUri": "https://xn--zz.example/bcl"}, "backchannelLogoutUri"),
+        ({"backchannelLogoutUri": "http://127.0.0.1:99999/bcl"}, "backchannelLogoutUri"),
         ({"grantTypes": ["implicit"]}, "grantTypes[0]"),
         ({"grantTypes": []}, "grantTypes"),
         ({"type": "public", "grantTypes": ["client_credentials"]}, "grantTypes[0]"),

@@ -405,12 +405,15 @@ async def test_two_requests_ending_the_same_session_write_one_outbox_row(
     seen_by_second = await store.get_session_by_sid(record.sid)
     assert seen_by_first is not None and seen_by_second is not None
 
-    async def end(seen: BrowserSession) -> None:
+    async def end(seen: BrowserSession) -> int:
         async with sessions.begin() as db:
-            await end_sessions(db, store, [seen], reason="logout", nats_prefix=settings.nats_prefix)
+            ended = await end_sessions(
+                db, store, [seen], reason="logout", nats_prefix=settings.nats_prefix
+            )
+        return ended.sessions
 
-    await asyncio.gather(end(seen_by_first), end(seen_by_second))
-    await end(record)  # and a third, after both committed
+    assert sorted(await asyncio.gather(end(seen_by_first), end(seen_by_second))) == [0, 1]
+    assert await end(record) == 0  # and a third, after both committed
 
     rows = await outbox(sessions)
     assert len(rows) == 1

@@ -138,7 +138,10 @@ class SessionEndedConsumer:
                 log.warning("logout: recipients unreadable (%s), retrying", type(exc).__name__)
                 await message.nak(delay=RETRY_DELAY_SECONDS)
                 return
-            await self._fan_out.deliver(event, recipients)
+            try:
+                await self._fan_out.deliver(event, recipients)
+            except Exception as exc:  # some POSTs may have gone out: never send them again
+                log.error("logout: fan-out failed (%s)", type(exc).__name__)
             await message.ack()
         except Exception as exc:  # an ack lost with NATS: JetStream redelivers after ack_wait
             log.warning("logout: event handling failed (%s)", type(exc).__name__)

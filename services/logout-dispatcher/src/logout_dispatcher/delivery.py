@@ -61,6 +61,8 @@ async def post_logout_token(http: httpx.AsyncClient, uri: str, token: str) -> At
         return attempt(0, "connect")
     except httpx.HTTPError as exc:
         return attempt(0, type(exc).__name__)
-    except httpx.InvalidURL:
+    except (httpx.InvalidURL, ValueError):  # e.g. a host IDNA cannot encode
         return attempt(0, "invalid_uri")
+    except Exception as exc:  # any other failure is an attempt that never arrived, not a crash
+        return attempt(0, type(exc).__name__)
     return attempt(response.status_code)

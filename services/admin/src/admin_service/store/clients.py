@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
+import httpx
 import msgspec
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
@@ -120,7 +121,8 @@ def uri_problem(uri: str) -> str | None:
         parts = urlsplit(uri)
         host = parts.hostname or ""
         parts.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
+        httpx.URL(uri).host  # noqa: B018 - as the dispatcher will read it (IDNA A-labels)
+    except (ValueError, httpx.InvalidURL):
         return "not a valid URI"
     problem = None
     if not parts.scheme or not parts.netloc or not host:
