@@ -4,10 +4,8 @@ the sign-in API, logs out, and the logout-dispatcher delivers the logout tokens.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -31,25 +29,6 @@ def healthy() -> Iterator[Receiver]:
 
 def application(stack: Stack, backchannel_uri: str) -> records.TestClient:
     return records.create_client(stack, skip_consent=True, backchannel_logout_uri=backchannel_uri)
-
-
-def delivery_rows(
-    stack: Stack, sid: str, expected: int, timeout: float = 10.0
-) -> list[dict[str, Any]]:
-    """The audit rows of the deliveries for session ``sid``, once ``expected`` are there."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = records.query(
-            stack,
-            "SELECT target, status_code, actor, detail FROM audit_events"
-            " WHERE action = $1 AND detail->>'sid' = $2 ORDER BY id",
-            ACTION,
-            sid,
-        )
-        rows = [{**row, "detail": json.loads(str(row["detail"]))} for row in rows]
-        if len(rows) >= expected or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
 
 
 def test_logout_reaches_both_applications_with_valid_tokens(
@@ -96,7 +75,7 @@ def test_logout_reaches_both_applications_with_valid_tokens(
         assert isinstance(claims["jti"], str) and len(claims["jti"]) >= 16
     assert got[0].form["logout_token"] != got[1].form["logout_token"]
 
-    rows = delivery_rows(stack, sid, 2)
+    rows = records.backchannel_attempts(stack, sid, 2)
     assert sorted((r["target"], r["status_code"]) for r in rows) == sorted(
         [(first.client_id, 200), (second.client_id, 200)]
     )
@@ -161,7 +140,7 @@ def test_failing_applications_neither_delay_sign_out_nor_get_a_second_try(
         told_after = healthy.snapshot()[0].at - started_wall
         assert told_after < 1.0, f"the healthy app was told after {told_after:.2f}s"
 
-        rows = delivery_rows(stack, sid, 4, timeout=8.0)
+        rows = records.backchannel_attempts(stack, sid, 4, timeout=8.0)
         done = time.monotonic() - started
         by_client = {str(r["target"]): r for r in rows}
         assert len(rows) == 4
@@ -179,7 +158,7 @@ def test_failing_applications_neither_delay_sign_out_nor_get_a_second_try(
         assert len(silent.snapshot()) == 1
         assert len(broken.snapshot()) == 1
         assert len(healthy.snapshot()) == 1
-        assert len(delivery_rows(stack, sid, 5, timeout=0)) == 4
+        assert len(records.backchannel_attempts(stack, sid, 5, timeout=0)) == 4
 
 
 def test_a_logout_token_is_refused_as_id_token_hint(stack: Stack, healthy: Receiver) -> None:

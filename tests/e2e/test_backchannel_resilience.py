@@ -20,7 +20,7 @@ from logout_dispatcher.consumer import DURABLE
 from tests.harness import oidc, records
 from tests.harness.nats_server import NatsServer
 from tests.harness.receivers import Receiver
-from tests.harness.stack import Process, Stack, new_stack, remove_stack, start_stack
+from tests.harness.stack import Process, Stack, running_stack
 
 pytestmark = pytest.mark.e2e
 
@@ -39,13 +39,9 @@ def nats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsServer
 
 @pytest.fixture(scope="module")
 def own(tmp_path_factory: pytest.TempPathFactory, nats_server: NatsServer) -> Iterator[Stack]:
-    running = new_stack(tmp_path_factory.mktemp("idp-own-nats"))
-    running.env["SVC_NATS_URL"] = nats_server.url
-    try:
-        start_stack(running)
+    base = tmp_path_factory.mktemp("idp-own-nats")
+    with running_stack(base, {"SVC_NATS_URL": nats_server.url}) as running:
         yield running
-    finally:
-        remove_stack(running)
 
 
 @pytest.fixture

@@ -32,7 +32,6 @@ from tests.integration.signin_fixtures import post, signin_client, wait_for_mail
 
 pytestmark = pytest.mark.e2e
 
-ACTION = "POST backchannel_logout"
 RECEIVER_PATH = "/app/backchannel-logout"
 NEW_PASSWORD = "a brand new passphrase 61"
 #: After the expected deliveries, how long nothing more may arrive.
@@ -131,25 +130,6 @@ def outbox_payloads(stack: Stack, sid: str) -> list[dict[str, Any]]:
     return [json.loads(str(row["payload"])) for row in rows]
 
 
-def delivery_rows(
-    stack: Stack, sid: str, expected: int, timeout: float = 10.0
-) -> list[dict[str, Any]]:
-    """The audit rows of the deliveries for session ``sid``, once ``expected`` are there."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = records.query(
-            stack,
-            "SELECT target, status_code, actor, detail FROM audit_events"
-            " WHERE action = $1 AND detail->>'sid' = $2 ORDER BY id",
-            ACTION,
-            sid,
-        )
-        rows = [{**row, "detail": json.loads(str(row["detail"]))} for row in rows]
-        if len(rows) >= expected or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
-
-
 def assert_one_fan_out_each(scene: Scene, ended: Sequence[Session], reason: str) -> None:
     """Per ended session: one verified logout token, one outbox row, one 200 audit row."""
     stack, app = scene.stack, scene.app
@@ -175,7 +155,7 @@ def assert_one_fan_out_each(scene: Scene, ended: Sequence[Session], reason: str)
         assert [(p["user_id"], p["clients"], p["reason"]) for p in outbox_payloads(stack, sid)] == [
             (scene.person.id, [app.client_id], reason)
         ]
-        rows = delivery_rows(stack, sid, 1)
+        rows = records.backchannel_attempts(stack, sid, 1)
         assert [
             (r["target"], r["status_code"], r["detail"]["reason"], r["detail"]["delivered"])
             for r in rows

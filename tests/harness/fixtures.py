@@ -7,30 +7,22 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.harness.stack import Stack, new_stack, remove_stack, start_stack
+from tests.harness.stack import Stack, running_stack
 
 
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """The run's stack: five services and the proxy, started once per test session."""
-    running = new_stack(tmp_path_factory.mktemp("idp"))
-    try:
-        start_stack(running)
+    with running_stack(tmp_path_factory.mktemp("idp")) as running:
         yield running
-    finally:
-        remove_stack(running)
 
 
 @pytest.fixture(scope="module")
 def private_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """A stack of the module's own, for tests that change what every other test relies on
     (a fuzzer that may empty the administrator role's scopes, for one)."""
-    running = new_stack(tmp_path_factory.mktemp("idp-private"))
-    try:
-        start_stack(running)
+    with running_stack(tmp_path_factory.mktemp("idp-private")) as running:
         yield running
-    finally:
-        remove_stack(running)
 
 
 @pytest.fixture

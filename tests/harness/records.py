@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import secrets
 import time
 import uuid
@@ -288,3 +289,22 @@ async def _grant_consent(stack: Stack, client_id: str, user_id: str, scopes: lis
 def give_consent(stack: Stack, client_id: str, user_id: str, scopes: list[str]) -> None:
     """Remember that the person approved these scopes for the client (a connection)."""
     infra.run(_grant_consent(stack, client_id, user_id, scopes))
+
+
+def backchannel_attempts(
+    stack: Stack, sid: str, expected: int, timeout: float = 10.0
+) -> list[dict[str, object]]:
+    """The audit rows (``POST backchannel_logout``) of the deliveries for session ``sid``,
+    once ``expected`` are there or ``timeout`` has passed; ``detail`` parsed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = query(
+            stack,
+            "SELECT target, status_code, actor, detail FROM audit_events"
+            " WHERE action = 'POST backchannel_logout' AND detail->>'sid' = $1 ORDER BY id",
+            sid,
+        )
+        parsed = [{**row, "detail": json.loads(str(row["detail"]))} for row in rows]
+        if len(parsed) >= expected or time.monotonic() > deadline:
+            return parsed
+        time.sleep(0.05)

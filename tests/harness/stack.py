@@ -12,7 +12,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -259,6 +260,18 @@ def start_stack(stack: Stack, workers: Mapping[str, int] | None = None) -> None:
     for process in started:
         stack.wait_until_up(process)
     stack.wait_until_up(proxy, "/console/")
+
+
+@contextmanager
+def running_stack(base_dir: Path, env: Mapping[str, str] | None = None) -> Iterator[Stack]:
+    """A new stack (``env`` overriding its settings), started, and removed afterwards."""
+    stack = new_stack(base_dir)
+    stack.env.update(env or {})
+    try:
+        start_stack(stack)
+        yield stack
+    finally:
+        remove_stack(stack)
 
 
 def remove_stack(stack: Stack) -> None:
