@@ -159,7 +159,10 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import Interfaces
 
+    from idp_common.crypto.passwords import WORKERS_ENV
+
     del settings  # validated already; each worker loads its own copy
+    os.environ[WORKERS_ENV] = str(args.workers)  # the workers size their hashing pools by it
     Granian(
         SERVICES[args.service],
         factory=True,

@@ -10,6 +10,7 @@ from argon2 import PasswordHasher
 from idp_common.crypto.passwords import (
     hash_password,
     hash_password_async,
+    hashing_threads,
     needs_rehash,
     verify_password,
     verify_password_async,
@@ -85,3 +86,13 @@ async def test_async_hashing_leaves_the_event_loop_free() -> None:
 async def test_dummy_verification_always_fails() -> None:
     assert await verify_password_dummy_async(PASSWORD) is False
     assert await verify_password_dummy_async("dummy password used to equalise timing") is False
+
+
+@pytest.mark.parametrize(
+    ("cores", "workers", "threads"),
+    [(2, 1, 2), (2, 2, 1), (2, 4, 1), (8, 2, 4), (1, 1, 1), (4, 0, 4)],
+)
+def test_hashing_threads_share_the_cores_among_workers(
+    cores: int, workers: int, threads: int
+) -> None:
+    assert hashing_threads(cores, workers) == threads
