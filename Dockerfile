@@ -44,7 +44,7 @@ WORKDIR /app
 # node_modules. --frozen: install exactly uv.lock, never re-resolve.
 COPY . .
 RUN --mount=type=cache,target=/root/.cache/uv \
-    uv sync --frozen --no-dev
+    uv sync --frozen --no-dev --group face
 
 ENV PATH=/app/.venv/bin:$PATH
 

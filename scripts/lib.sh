@@ -146,8 +146,8 @@ ensure_uv() {
 
 ensure_python() {
   ensure_uv
-  say "Python packages (uv sync)"
-  (cd "$ROOT" && uv sync --frozen --quiet) || die "uv sync failed"
+  say "Python packages (uv sync, with the optional face stack)"
+  (cd "$ROOT" && uv sync --frozen --quiet --group face) || die "uv sync failed"
 }
 
 node_is_recent() {

@@ -68,6 +68,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
     auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
     cleanup_interval: int = 600  # seconds between periodic cleanup runs; 0 disables
+    face_threshold: float = 0.5  # largest embedding distance that still matches (<= 0.5)
+    face_min_size: int = 80  # smallest face accepted, in pixels of the normalised image
+    face_workers: int = 0  # face model processes per service worker; 0: cores / workers
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
     log_level: str = "INFO"
 
@@ -227,6 +230,12 @@ def _validate_services(settings: Settings) -> list[str]:
             parse_key(settings.secrets_key)
         except ValueError as exc:
             problems.append(str(exc))
+    if not 0 < settings.face_threshold <= 0.5:
+        problems.append("SVC_FACE_THRESHOLD: must be above 0 and at most 0.5")
+    if settings.face_min_size < 20:
+        problems.append("SVC_FACE_MIN_SIZE: must be at least 20 (pixels)")
+    if settings.face_workers < 0:
+        problems.append("SVC_FACE_WORKERS: must be 0 (automatic) or a number of processes")
     if settings.cleanup_interval < 0:
         problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
     if settings.dependency_timeout <= 0:
