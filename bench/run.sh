@@ -18,6 +18,10 @@ if [ "${1:-}" = "--admin" ]; then  # the admin lists (issue 4): bench/admin_list
   shift
   exec uv run --frozen python -m bench.admin_lists "$@"
 fi
+if [ "${1:-}" = "--face" ]; then  # face verifications and the event loop (issue 7): bench/face.py
+  shift
+  exec uv run --frozen python -m bench.face "$@"
+fi
 if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/backchannel.py
   shift
   exec uv run --frozen python -m bench.backchannel "$@"

@@ -85,6 +85,7 @@ def render(args: argparse.Namespace) -> Path:
         "ENTITY_UPSTREAM": args.entity,
         "WWW_ROOT": str(www),
         "PHOTO_BODY_MAX": str(args.avatar_max_bytes + 1024 * 1024),
+        "FACE_JSON_BODY_MAX": str(args.avatar_max_bytes * 4 // 3 + 1024 * 1024),
         "SIGNIN_RATE": args.signin_rate,
         "SIGNIN_BURST": str(args.signin_burst),
         "RETRY_AFTER": str(args.retry_after),

@@ -201,7 +201,7 @@ def test_sign_in_and_consent_land_on_the_redirect_uri_with_a_code(
 
     page.get_by_label("Email").fill(registered.email)
     page.get_by_label("Password").fill(registered.password)
-    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Sign in", exact=True).click()
 
     expect(page.get_by_role("heading", name=re.compile("Allow Browser Test App"))).to_be_focused()
     scopes = page.locator("ul.scopes li")
@@ -232,7 +232,7 @@ def test_wrong_password_shows_one_message_and_keeps_the_email(
     expect(email).to_have_value(registered.email)  # pre-filled from login_hint
 
     page.get_by_label("Password").fill("not the password")
-    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Sign in", exact=True).click()
 
     alert = page.get_by_role("alert")
     expect(alert).to_have_text(WRONG_CREDENTIALS)
@@ -242,7 +242,7 @@ def test_wrong_password_shows_one_message_and_keeps_the_email(
     expect(password).to_have_attribute("aria-invalid", "true")
     expect(password).to_have_accessible_description(re.compile(WRONG_CREDENTIALS))
     expect(email).to_have_value(registered.email)
-    expect(page.get_by_role("button", name="Sign in")).to_be_enabled()
+    expect(page.get_by_role("button", name="Sign in", exact=True)).to_be_enabled()
     assert page_log.problems(expected_statuses=[401]) == []
 
 
@@ -385,7 +385,7 @@ def test_code_step_with_a_real_authenticator(
     page.wait_for_url(re.compile(r"/auth/login\?challenge="))
     page.get_by_label("Email").fill(person.email)
     page.get_by_label("Password").fill(person.password)
-    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Sign in", exact=True).click()
 
     code = page.get_by_label("One-time code")
     expect(code).to_be_visible()

@@ -20,6 +20,8 @@ export interface Challenge {
   client: { client_id: string; name: string };
   loginHint: string | null;
   scopes: ScopeInfo[];
+  /** Whether "Sign in with your face" is offered (the face stack is available). */
+  face: boolean;
 }
 
 /** The answer of each sign-in step: go to `redirectTo` when present, else show `next`. */
@@ -172,11 +174,16 @@ export async function getChallenge(id: string): Promise<Challenge> {
         value: typeof s.value === "string" ? s.value : "",
         description: typeof s.description === "string" ? s.description : "",
       })),
+    face: data.face === true,
   };
 }
 
 export const login = (challenge: string, email: string, password: string) =>
   step("/login", { challenge, email, password });
+
+/** `image` is the base64 of a JPEG or PNG (no `data:` prefix). */
+export const biometric = (challenge: string, email: string, image: string) =>
+  step("/biometric", { challenge, email, image });
 
 export const totp = (challenge: string, code: string) => step("/totp", { challenge, code });
 

@@ -61,13 +61,13 @@ export function showScreen(name: string, title: string, ...content: Child[]): HT
 }
 
 /** Adds `id` to the space-separated `aria-describedby` list of `element`. */
-function addDescribedBy(element: HTMLElement, id: string): void {
+export function addDescribedBy(element: HTMLElement, id: string): void {
   const ids = new Set((element.getAttribute("aria-describedby") ?? "").split(/\s+/).filter(Boolean));
   ids.add(id);
   element.setAttribute("aria-describedby", [...ids].join(" "));
 }
 
-function removeDescribedBy(element: HTMLElement, id: string): void {
+export function removeDescribedBy(element: HTMLElement, id: string): void {
   const ids = (element.getAttribute("aria-describedby") ?? "")
     .split(/\s+/)
     .filter((x) => x && x !== id);

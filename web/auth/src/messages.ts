@@ -3,6 +3,12 @@ import { ApiError, NetworkError } from "./api";
 
 export const WRONG_CREDENTIALS = "Email or password is incorrect";
 
+/** The face step's 401: the same for an unknown person, no enrolled face or no match. */
+export const WRONG_FACE = "Email or face is incorrect";
+
+/** Shown on the password step when the face step answered 503. */
+export const FACE_UNAVAILABLE = "Signing in with your face is not available right now. Sign in with your password.";
+
 /** The message for a 429, with the wait taken from `Retry-After`. */
 export function tooManyAttempts(seconds: number | null): string {
   if (seconds === null) {

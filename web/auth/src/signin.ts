@@ -15,7 +15,22 @@ import { showTotp } from "./screens/totp";
 const GONE = new Set([400, 404, 410]);
 
 export class SignInFlow {
+  /** The email typed on the password or face step, carried to the other one. */
+  email: string | null = null;
+  /** Set when the face step answered 503: the password step then hides the face option. */
+  faceUnavailable = false;
+
   constructor(public challenge: Challenge) {}
+
+  /** Whether the password step offers "Sign in with your face". */
+  get offersFace(): boolean {
+    return this.challenge.face && !this.faceUnavailable;
+  }
+
+  /** The email to pre-fill: what the person typed, else the client's `login_hint`. */
+  get emailHint(): string {
+    return this.email ?? this.challenge.loginHint ?? "";
+  }
 
   show(step: Step): void {
     switch (step) {

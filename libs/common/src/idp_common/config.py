@@ -198,6 +198,19 @@ def validate(settings: Settings) -> list[str]:
                 f"SVC_ALLOWED_ADMIN_ORIGINS: {origin!r} is not an origin (scheme://host[:port])"
             )
     problems.extend(_validate_services(settings))
+    problems.extend(_validate_face(settings))
+    return problems
+
+
+def _validate_face(settings: Settings) -> list[str]:
+    """Face sign-in: DESIGN.md caps the distance threshold at 0.5."""
+    problems: list[str] = []
+    if not 0 < settings.face_threshold <= 0.5:
+        problems.append("SVC_FACE_THRESHOLD: must be above 0 and at most 0.5")
+    if settings.face_min_size < 20:
+        problems.append("SVC_FACE_MIN_SIZE: must be at least 20 (pixels)")
+    if settings.face_workers < 0:
+        problems.append("SVC_FACE_WORKERS: must be 0 (automatic) or a number of processes")
     return problems
 
 
@@ -230,12 +243,6 @@ def _validate_services(settings: Settings) -> list[str]:
             parse_key(settings.secrets_key)
         except ValueError as exc:
             problems.append(str(exc))
-    if not 0 < settings.face_threshold <= 0.5:
-        problems.append("SVC_FACE_THRESHOLD: must be above 0 and at most 0.5")
-    if settings.face_min_size < 20:
-        problems.append("SVC_FACE_MIN_SIZE: must be at least 20 (pixels)")
-    if settings.face_workers < 0:
-        problems.append("SVC_FACE_WORKERS: must be 0 (automatic) or a number of processes")
     if settings.cleanup_interval < 0:
         problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
     if settings.dependency_timeout <= 0:

@@ -7,12 +7,15 @@ from typing import cast
 from litestar import Litestar, Router
 
 from authui_service.context import STATE_KEY, SigninContext
+from authui_service.controllers.face import FaceSigninController
 from authui_service.controllers.reset import PasswordResetController
 from authui_service.controllers.signin import SigninController
 from authui_service.csrf import allowed_origins, same_site_json
 from authui_service.throttle import AccountThrottle
 from idp_common.config import Settings, load_settings
+from idp_common.face import FaceEngine
 from idp_common.web.app_factory import ServiceApp, create_service_app
+from idp_common.web.face import face_lifespan
 from idp_common.web.resources import open_resources
 
 
@@ -25,15 +28,20 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         store=resources.browser_sessions,
         throttle=AccountThrottle(resources.redis, settings.redis_prefix),
         secrets_key=settings.secrets_key_bytes,
+        face=FaceEngine(settings),
         allowed_origins=allowed_origins(settings),
     )
     api = Router(
         path="/",
-        route_handlers=[SigninController, PasswordResetController],
+        route_handlers=[SigninController, FaceSigninController, PasswordResetController],
         guards=[same_site_json],
     )
     service = create_service_app(
-        settings, name="authui-api", route_handlers=[api], resources=resources
+        settings,
+        name="authui-api",
+        route_handlers=[api],
+        resources=resources,
+        lifespans=[face_lifespan(context.face)],
     )
     cast(Litestar, service.app).state[STATE_KEY] = context
     return service

@@ -11,6 +11,7 @@ from litestar.connection import ASGIConnection
 from authui_service.throttle import AccountThrottle
 from idp_common.config import Settings
 from idp_common.errors import RateLimited
+from idp_common.face import FaceEngine
 from idp_common.protocol.constants import (
     RESET_PER_IP_WINDOW_SECONDS,
     TOKEN_PER_IP_WINDOW_SECONDS,
@@ -28,6 +29,7 @@ class SigninContext:
     store: SessionStore
     throttle: AccountThrottle
     secrets_key: bytes | None
+    face: FaceEngine
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
 
     async def limit_signin(self, ip: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from entity_service.controllers import (
     connections,
     credentials,
+    face,
     media,
     permissions,
     photo,
@@ -19,12 +20,15 @@ from entity_service.controllers import (
     totp,
 )
 from idp_common.config import Settings, load_settings
+from idp_common.face import FaceEngine
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.audit_trail import audit_refused_write
+from idp_common.web.face import face_lifespan
 
 ROUTES = [
     *connections.ROUTES,
     *credentials.ROUTES,
+    *face.ROUTES,
     *media.ROUTES,
     *permissions.ROUTES,
     *photo.ROUTES,
@@ -35,9 +39,11 @@ ROUTES = [
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
+    settings = settings or load_settings()
     return create_service_app(
-        settings or load_settings(),
+        settings,
         name="entity",
         route_handlers=ROUTES,
+        lifespans=[face_lifespan(FaceEngine(settings))],
         after_exception=[audit_refused_write],
     )

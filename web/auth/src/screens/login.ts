@@ -1,9 +1,14 @@
-/** Step "password": email (pre-filled from `loginHint`) and password. */
+/**
+ * Step "password": email (pre-filled from `loginHint`) and password. When the challenge
+ * offers it, a second way in: "Sign in with your face" (src/screens/face.ts); once the
+ * face step has answered 503, the choice is gone and a short note says why.
+ */
 import { ApiError, login } from "../api";
 import { Field, Form, button, h, showScreen } from "../dom";
-import { WRONG_CREDENTIALS } from "../messages";
+import { FACE_UNAVAILABLE, WRONG_CREDENTIALS } from "../messages";
 import type { SignInFlow } from "../signin";
 import { clientLine } from "./client";
+import { showFace } from "./face";
 
 export function showLogin(flow: SignInFlow): void {
   const email = new Field({
@@ -13,7 +18,7 @@ export function showLogin(flow: SignInFlow): void {
     autocomplete: "username",
     inputmode: "email",
     spellcheck: false,
-    value: flow.challenge.loginHint ?? "",
+    value: flow.emailHint,
   });
   const password = new Field({
     name: "password",
@@ -51,11 +56,23 @@ export function showLogin(flow: SignInFlow): void {
     }
   });
 
+  let faceChoice: HTMLDivElement | null = null;
+  if (flow.offersFace) {
+    const faceButton = h("button", { type: "button", class: "secondary-button" }, "Sign in with your face");
+    faceButton.addEventListener("click", () => {
+      flow.email = email.value.trim();
+      showFace(flow);
+    });
+    faceChoice = h("div", { class: "alternative" }, h("p", { class: "divider" }, "or"), faceButton);
+  }
+
   showScreen(
     "login",
     "Sign in",
     clientLine("to continue to", flow.challenge),
+    flow.challenge.face && flow.faceUnavailable && h("p", { class: "notice", role: "status" }, FACE_UNAVAILABLE),
     form.element,
+    faceChoice,
     h("p", { class: "secondary" }, h("a", { href: `${import.meta.env.BASE_URL}reset` }, "Forgot your password?")),
   );
 }

@@ -135,4 +135,6 @@ def create_service_app(
         after_exception=list(after_exception),
         debug=False,
     )
-    return DrainRequestBody(cast(ASGIApp, app), limit=settings.avatar_max_bytes + 2 * 1024 * 1024)
+    # The largest body a route takes: a face image in base64 JSON (4/3 of the photo limit).
+    limit = settings.avatar_max_bytes * 4 // 3 + 2 * 1024 * 1024
+    return DrainRequestBody(cast(ASGIApp, app), limit=limit)

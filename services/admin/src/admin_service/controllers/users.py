@@ -31,6 +31,7 @@ from idp_common.crypto.passwords import hash_password_async
 from idp_common.password_policy import check_password
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_WRITE
 from idp_common.protocol.email_address import MAX_EMAIL_LENGTH
+from idp_common.repos.face import delete_face_template
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
 from idp_common.repos.permissions import EffectiveScope, list_scope_sources
 from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
@@ -352,6 +353,28 @@ class UsersController(Controller):
                 target=str(user.id),
                 status_code=204,
                 detail={"hadAuthenticator": had},
+            )
+
+    @delete(
+        "/{user_id:str}/face",
+        operation_id="clearUserFace",
+        summary="Clear a user's face template (face sign-in)",
+        description=f"{WRITE_NOTE} Idempotent: 204 also when the user has none. Works "
+        "whether or not the deployment has the face stack.",
+        **requires(SCOPE_IDP_USERS_WRITE),
+    )
+    async def clear_face(self, request: Request[Any, Any, Any], user_id: str) -> None:
+        async with resources_of(request).sessions.begin() as session:
+            user = await store.lock_user(session, user_id)
+            had = await delete_face_template(session, user.id)
+            audit(
+                request,
+                session,
+                action="user.clear_face",
+                target_type=TARGET,
+                target=str(user.id),
+                status_code=204,
+                detail={"hadFace": had},
             )
 
     @delete(

@@ -73,6 +73,24 @@ def _answer(finished: flow.Finished) -> Response[StepAnswer]:
     return Response(finished.answer, status_code=200, headers=headers)
 
 
+async def first_factor_passed(
+    ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord, method: str
+) -> Response[StepAnswer]:
+    """The password or the face matched: ask for the code when the person has an
+    authenticator, else finish (consent or done)."""
+    challenge.user_id = str(user.id)
+    challenge.auth_time = int(time.time())
+    challenge.amr = [method]
+    challenge.acr = ACR_ONE_FACTOR
+    async with ctx.resources.sessions() as db:
+        second_factor = await has_confirmed_totp(db, user.id)
+    if second_factor:
+        challenge.step = "totp"
+        await ctx.store.save_challenge(challenge)
+        return Response(StepAnswer(next="totp"), status_code=200)
+    return _answer(await flow.finish_authentication(ctx, request, challenge, user))
+
+
 class SigninController(Controller):
     path = "/api/v1/auth"
     tags = ["sign-in"]
@@ -100,6 +118,7 @@ class SigninController(Controller):
             client=ClientInfo(client.client_id, client.name),
             login_hint=challenge.login_hint,
             scopes=scopes,
+            face=ctx.face.available,
         )
 
     @post("/login", operation_id="login", status_code=200)
@@ -109,19 +128,9 @@ class SigninController(Controller):
         await ctx.limit_signin(caller_ip(request))
         challenge = await flow.load_challenge(ctx, data.challenge, "password")
         account = data.email.strip().lower()
-        await _check_throttle(ctx, request, account, challenge)
+        await check_throttle(ctx, request, account, challenge)
         user = await _verify_password(ctx, request, account, data.password, challenge)
-        challenge.user_id = str(user.id)
-        challenge.auth_time = int(time.time())
-        challenge.amr = [AMR_PASSWORD]
-        challenge.acr = ACR_ONE_FACTOR
-        async with ctx.resources.sessions() as db:
-            second_factor = await has_confirmed_totp(db, user.id)
-        if second_factor:
-            challenge.step = "totp"
-            await ctx.store.save_challenge(challenge)
-            return Response(StepAnswer(next="totp"), status_code=200)
-        return _answer(await flow.finish_authentication(ctx, request, challenge, user))
+        return await first_factor_passed(ctx, request, challenge, user, AMR_PASSWORD)
 
     @post("/totp", operation_id="verifyTotp", status_code=200)
     async def totp(self, request: AnyRequest, data: JSONBody[TotpBody]) -> Response[StepAnswer]:
@@ -139,14 +148,15 @@ class SigninController(Controller):
         if user is None or user.disabled:
             await ctx.store.delete_challenge(challenge.id)
             raise Unauthenticated("sign in again", code="auth.challenge_ended")
-        await _check_throttle(ctx, request, user.email.lower(), challenge)
+        await check_throttle(ctx, request, user.email.lower(), challenge)
         accepted = await _code_accepted(ctx, user, data.code, ctx.secrets_key)
         if accepted is None:
             await _wrong_code(ctx, request, challenge, user)
         await ctx.throttle.clear(user.email.lower())
         if accepted == RECOVERY_CODE:
             await _recovery_code_used(ctx, request, challenge, user)
-        challenge.amr = [AMR_PASSWORD, AMR_OTP, AMR_MFA]
+        first = [m for m in challenge.amr if m not in (AMR_OTP, AMR_MFA)] or [AMR_PASSWORD]
+        challenge.amr = [*first, AMR_OTP, AMR_MFA]  # pwd or face, then the code
         challenge.acr = ACR_TWO_FACTOR
         return _answer(await flow.finish_authentication(ctx, request, challenge, user))
 
@@ -188,7 +198,7 @@ class SigninController(Controller):
         return StepAnswer(next="done", redirect_to=target)
 
 
-async def _check_throttle(
+async def check_throttle(
     ctx: SigninContext, request: AnyRequest, account: str, challenge: Challenge
 ) -> None:
     """429 while the account waits out its growing delay (alike for unknown accounts)."""

@@ -1,0 +1,140 @@
+"""``/entity/face``: the caller's face for face sign-in (issue 7; DESIGN.md "Sign-in").
+
+- ``PUT``: an image (the body, or the ``file`` field of a multipart form, as the photo
+  takes it, at most ``SVC_AVATAR_MAX_BYTES``) showing exactly one face, large and sharp
+  enough. The face's embedding (128 numbers) is sealed with ``SVC_SECRETS_KEY``, bound to
+  the person, and stored; the image is never kept. A 422 names ``file`` and says why
+  (``face.no_face``, ``face.several_faces``, ``face.too_small``, ``face.too_blurry``,
+  ``face.unreadable_image``). Enrolling again replaces the template. Audited
+  ``face.enroll``.
+- ``GET``: enrolled or not, and when.
+- ``DELETE``: removes the template; 204 also when there was none. Audited ``face.delete``.
+
+Writes need ``idp:account:write`` and a sign-in within 300 s (RFC 9470), as the other
+credentials do. Without the face stack or the secrets key every route answers 503.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Final
+
+import msgspec
+from litestar import Controller, Request, delete, get, put
+
+from entity_service.controllers.photo import PhotoUpload
+from entity_service.person import person_id, person_key
+from idp_common.avatars.upload import read_upload
+from idp_common.face.template import seal_template
+from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
+from idp_common.repos.face import delete_face_template, get_face_template, put_face_template
+from idp_common.web.audit_trail import audit
+from idp_common.web.caller import resources_of
+from idp_common.web.face import embed_image, face_engine_of, require_face, unavailable
+from idp_common.web.guard import current_caller, requires
+from idp_common.web.recent_auth import requires_recent_sign_in
+
+AnyRequest = Request[Any, Any, Any]
+TARGET: Final = "user"
+STEP_UP_NOTE: Final = (
+    f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}` and a sign-in within the last 300 seconds (else 403 "
+    'with `WWW-Authenticate: Bearer error="insufficient_user_authentication", max_age=300`). '
+    "503 `face.unavailable` when the deployment has no face stack."
+)
+
+
+class FaceRead(msgspec.Struct, frozen=True, rename="camel"):
+    enrolled: bool
+    enrolled_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+def _secrets_key(request: AnyRequest) -> bytes:
+    key = resources_of(request).settings.secrets_key_bytes
+    if key is None:
+        raise unavailable()
+    return key
+
+
+class FaceController(Controller):
+    path = "/entity/face"
+    tags = ["credentials"]
+
+    @get(
+        operation_id="getOwnFace",
+        summary="Whether you enrolled a face, and when",
+        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. 503 when the deployment has no face stack.",
+        **requires(SCOPE_IDP_ACCOUNT_READ),
+    )
+    async def read(self, request: AnyRequest) -> FaceRead:
+        require_face(face_engine_of(request))
+        async with resources_of(request).sessions() as session:
+            person = await person_id(session, current_caller(request).subject)
+            row = await get_face_template(session, person)
+        if row is None:
+            return FaceRead(enrolled=False)
+        return FaceRead(enrolled=True, enrolled_at=row.created_at, updated_at=row.updated_at)
+
+    @put(
+        operation_id="enrollOwnFace",
+        summary="Enrol your face for face sign-in (replaces an earlier one)",
+        description=f"{STEP_UP_NOTE} The image as the body or as the `file` field of a "
+        "multipart form. It must show exactly one face, large and sharp enough: otherwise a "
+        "422 naming `file` says why. Only the face's embedding is kept, encrypted.",
+        request_max_body_size=None,  # the handler reads the body against the setting
+        operation_class=PhotoUpload,
+        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+    )
+    async def enroll(self, request: AnyRequest) -> FaceRead:
+        engine = face_engine_of(request)
+        require_face(engine)
+        key = _secrets_key(request)
+        person = person_key(current_caller(request).subject)  # a machine client: 404 first
+        resources = resources_of(request)
+        content_type, options = request.content_type
+        upload = await read_upload(
+            request.stream(),
+            content_type,
+            options,
+            declared_length=request.content_length,
+            limit=resources.settings.avatar_max_bytes,
+        )
+        embedding = await embed_image(engine, upload.data, field=upload.field)
+        async with resources.sessions.begin() as session:
+            person = await person_id(session, str(person), lock=True)
+            sealed = seal_template(embedding, key=key, user_id=person)
+            row = await put_face_template(session, person, sealed)
+            audit(
+                request,
+                session,
+                action="face.enroll",
+                target_type=TARGET,
+                target=str(person),
+                detail={"replaced": row.created_at != row.updated_at},
+            )
+        return FaceRead(enrolled=True, enrolled_at=row.created_at, updated_at=row.updated_at)
+
+    @delete(
+        status_code=204,
+        operation_id="deleteOwnFace",
+        summary="Remove your face template",
+        description=f"{STEP_UP_NOTE} 204, also when there was none.",
+        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+    )
+    async def remove(self, request: AnyRequest) -> None:
+        require_face(face_engine_of(request))
+        async with resources_of(request).sessions.begin() as session:
+            person = await person_id(session, current_caller(request).subject, lock=True)
+            had = await delete_face_template(session, person)
+            audit(
+                request,
+                session,
+                action="face.delete",
+                target_type=TARGET,
+                target=str(person),
+                status_code=204,
+                detail={"had_face": had},
+            )
+
+
+ROUTES = [FaceController]
