@@ -9,7 +9,7 @@ which must stay under 20 ms.
   stores it. A verification does what ``POST /api/v1/auth/biometric`` does with the
   face: open the sealed template, embed the presented photo in the pool, compare. The
   presented photos are the six other single-face photos, each against the four templates
-  (24 pairs, 6 of them the same person), in turn; a verification whose outcome is not the
+  (24 pairs, 5 of them the same person), in turn; a verification whose outcome is not the
   expected one counts as ``wrong``.
 - ``--in-flight`` verifications at once (default 4: each process busy and one waiting),
   ``--warmup`` seconds, then ``--duration`` seconds counted.
@@ -17,14 +17,17 @@ which must stay under 20 ms.
   ``p99``), first with nothing else running (``idle``: the machine's own noise), then
   during the verifications. asyncio's default loop, as the most conservative case (the
   services run uvloop under Granian).
+- ``control worst``: the same 1 ms ticker in a separate process with no model pool, run
+  during the verifications. A delay both tickers see at the same moment is the machine's
+  (a virtual machine's pause, another process taking the core), not the pool's: the
+  model processes run at nice 10, so they yield to the loop. ``loop own worst``: the
+  loop's worst delay that the control did not share at that moment (2 ms when none);
+  the verdict takes it when the raw worst is over the target.
 - ``cores ours`` / ``others``: the cores this process and its model processes used during
-  the row, and those every other process on the machine took (``bench/cpu.py``). The
-  loop's delay is the scheduler's as much as ours: on a shared machine, read it beside
-  ``others`` (the model processes run at nice 10, so they yield to the loop; a busy
-  neighbour at normal priority does not).
+  the row, and those every other process on the machine took (``bench/cpu.py``).
 
-Needs the face stack (``uv sync --group face``). Exit status 1 when the worst delay is not
-under the target or a verification went wrong.
+Needs the face stack (``uv sync --group face``). Exit status 1 when the loop's delay is not
+under the target (its own worst, when the raw worst is over) or a verification went wrong.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
+import math
 import multiprocessing
 import os
 import statistics
@@ -52,6 +57,8 @@ PRESENTED = {"obama2": "obama", "obama3_480p": "obama", "biden2": "biden",
              "kit_harington2": "kit_harington", "rose_leslie2": "rose_leslie",
              "astronaut_skimage": "eileen_collins"}  # fmt: skip
 TARGET_MS = 20.0
+#: Delays from this size on are kept with their moment, to compare with the control's.
+STALL_S = 0.002
 NO_DATABASE = "bench-face: no database"  # Meter also counts a database's backends: none here
 
 
@@ -61,16 +68,22 @@ def say(message: str) -> None:
 
 @dataclass
 class Ticker:
-    """How late a 1 ms sleep wakes up, while it runs."""
+    """How late a 1 ms sleep wakes up, while it runs; the larger delays with their moment
+    (``time.monotonic``: one clock for every process of the machine)."""
 
     delays: list[float] = field(default_factory=list)
+    stalls: list[tuple[float, float]] = field(default_factory=list)
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def run(self) -> None:
-        while not self._stop.is_set():
-            before = time.perf_counter()
+    async def run(self, seconds: float = math.inf) -> None:
+        end = time.monotonic() + seconds
+        while not self._stop.is_set() and time.monotonic() < end:
+            due = time.monotonic() + 0.001
             await asyncio.sleep(0.001)
-            self.delays.append(max(0.0, time.perf_counter() - before - 0.001))
+            woke = time.monotonic()
+            self.delays.append(max(0.0, woke - due))
+            if woke - due >= STALL_S:
+                self.stalls.append((due, woke))
 
     def stop(self) -> None:
         self._stop.set()
@@ -83,6 +96,22 @@ class Ticker:
             return self.worst_ms()
         return statistics.quantiles(self.delays, n=100)[98] * 1000
 
+    def own_worst_ms(self, control: list[tuple[float, float]]) -> float:
+        """The worst delay during which the control process was not held up as well."""
+        own = [
+            woke - due
+            for due, woke in self.stalls
+            if not any(due < c_woke and c_due < woke for c_due, c_woke in control)
+        ]
+        return max(own, default=STALL_S) * 1000
+
+
+async def control(seconds: float) -> None:
+    """The control: the ticker alone in a process without a model pool (``--control``)."""
+    ticker = Ticker()
+    await ticker.run(seconds)
+    print(json.dumps({"worst_ms": ticker.worst_ms(), "stalls": ticker.stalls}))
+
 
 @dataclass
 class Row:
@@ -94,6 +123,8 @@ class Row:
     latencies: list[float] = field(default_factory=list)
     loop_worst_ms: float = 0.0
     loop_p99_ms: float = 0.0
+    control_worst_ms: float | None = None
+    own_worst_ms: float | None = None  # the loop's worst delay the control did not share
     ours: float = 0.0  # cores used by this process and its model processes
     others: float = 0.0  # cores used by everything else on the machine
 
@@ -148,14 +179,24 @@ async def verifications(
     await asyncio.sleep(warmup)
     counting = True
     ticker = Ticker()
+    control = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.face", "--control", str(duration),
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
     # the model processes are this process's children: counted as ours, not as others
-    with Meter([p.pid for p in multiprocessing.active_children() if p.pid], NO_DATABASE) as meter:
+    children = [p.pid for p in multiprocessing.active_children() if p.pid] + [control.pid]
+    with Meter(children, NO_DATABASE) as meter:
         ticking = asyncio.create_task(ticker.run())
         began = time.perf_counter()
         await asyncio.gather(*workers)
         row.seconds = time.perf_counter() - began
         ticker.stop()
         await ticking
+    out, _ = await control.communicate()
+    if control.returncode == 0:
+        seen = json.loads(out)
+        row.control_worst_ms = seen["worst_ms"]
+        row.own_worst_ms = ticker.own_worst_ms([(a, b) for a, b in seen["stalls"]])
     row.ours, row.others = meter.ours, meter.others
     row.loop_worst_ms, row.loop_p99_ms = ticker.worst_ms(), ticker.p99_ms()
     return row
@@ -168,8 +209,8 @@ def ms(value: float) -> str:
 def table(rows: list[Row]) -> list[str]:
     lines = [
         f"{'row':<10} {'verifs':>7} {'per s':>6} {'p50 ms':>7} {'p99 ms':>7} {'wrong':>6}"
-        f" {'refused':>7} {'loop worst ms':>14} {'loop p99 ms':>12} {'cores ours':>10}"
-        f" {'others':>6}"
+        f" {'refused':>7} {'loop worst ms':>14} {'loop p99 ms':>12} {'control worst':>13}"
+        f" {'loop own worst':>14} {'cores ours':>10} {'others':>6}"
     ]
     for r in rows:
         if r.verifications:
@@ -183,6 +224,8 @@ def table(rows: list[Row]) -> list[str]:
             cells = f"{'-':>7} {'-':>6} {'-':>7} {'-':>7} {'-':>6} {'-':>7}"
         lines.append(
             f"{r.label:<10} {cells} {r.loop_worst_ms:>14.2f} {r.loop_p99_ms:>12.2f}"
+            f" {'-' if r.control_worst_ms is None else f'{r.control_worst_ms:.2f}':>13}"
+            f" {'-' if r.own_worst_ms is None else f'{r.own_worst_ms:.2f}':>14}"
             f" {r.ours:>10.2f} {r.others:>6.2f}"
         )
     return lines
@@ -217,10 +260,21 @@ async def run(args: argparse.Namespace) -> int:
     )
     print("\n".join([*table(rows), *notes]))
     loaded = rows[1:]
+    correct = not any(r.wrong or r.rejected for r in loaded)
     worst = max(r.loop_worst_ms for r in loaded)
-    ok = worst < TARGET_MS and not any(r.wrong or r.rejected for r in loaded)
-    print(f"worst event-loop delay under load: {worst:.2f} ms: {'PASS' if ok else 'FAIL'}")
-    return 0 if ok else 1
+    own = max(r.loop_worst_ms if r.own_worst_ms is None else r.own_worst_ms for r in loaded)
+    print(f"worst event-loop delay under load: {worst:.2f} ms", end="")
+    if worst < TARGET_MS:
+        print(": PASS" if correct else "; FAIL: wrong or refused verifications")
+    elif own < TARGET_MS:
+        print(
+            f"; the control process, which runs no model, was held up at the same moments"
+            f" (a stall of the machine); the loop's own worst: {own:.2f} ms:"
+            + (" PASS" if correct else " FAIL: wrong or refused verifications")
+        )
+    else:
+        print(f"; the loop's own worst (not shared with the control): {own:.2f} ms: FAIL")
+    return 0 if own < TARGET_MS and correct else 1
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -237,11 +291,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--in-flight", type=int, default=4, help="verifications at once")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds counted")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before counting")
+    parser.add_argument("--control", type=float, help=argparse.SUPPRESS)  # the control process
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return asyncio.run(run(parse_args(argv)))
+    args = parse_args(argv)
+    if args.control is not None:
+        asyncio.run(control(args.control))
+        return 0
+    return asyncio.run(run(args))
 
 
 # The model processes are spawned: they import this module again, so nothing runs at import.
