@@ -43,14 +43,13 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bench.cpu import Meter
 from idp_common.config import Settings
 from idp_common.crypto.secretbox import generate_key, parse_key
 from idp_common.face import FaceEngine, FaceRejected, matches, open_template, seal_template
+from tests.harness.faces import FACES
 
-FACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "testdata" / "faces"
 ENROLLED = {"obama": "obama1", "biden": "biden1", "kit_harington": "kit_harington1",
             "rose_leslie": "rose_leslie1"}  # fmt: skip
 PRESENTED = {"obama2": "obama", "obama3_480p": "obama", "biden2": "biden",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,12 +15,11 @@ import pyotp
 import pytest
 
 from tests.harness import oidc, records
+from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi
 
 pytestmark = [pytest.mark.e2e, pytest.mark.face]
-
-FACES = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "faces"
 
 
 def image_text(name: str, *, data_url: bool = False) -> str:

@@ -30,6 +30,7 @@ from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync
 
 from tests.harness import oidc, records
 from tests.harness.browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, PageLog
+from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi
 from tests.integration.signin_fixtures import create_person
@@ -37,7 +38,6 @@ from tests.integration.signin_fixtures import create_person
 pytestmark = [pytest.mark.e2e, pytest.mark.face]
 
 DIST = Path(__file__).resolve().parents[2] / "web/auth/dist/index.html"
-FACES = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "faces"
 WRONG_FACE = "Email or face is incorrect"
 SEVERAL_FACES = re.compile(r"\d+ faces were found")
 NO_FACE = re.compile(r"No face was found")

@@ -17,13 +17,13 @@ import httpx
 import pytest
 
 from tests.harness import records
+from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi
 
 pytestmark = pytest.mark.integration
 
 BLOCKER = Path(__file__).resolve().parents[1] / "harness" / "without_face"
-FACES = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "faces"
 
 
 def without_face(stack: Stack, service: str) -> str:

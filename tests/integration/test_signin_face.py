@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.harness import records
+from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi
 from tests.integration.signin_fixtures import create_client, new_challenge, signin_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.face]
 
-FACES = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "faces"
 SINGLE_FACE = [
     "astronaut_skimage.jpg",
     "biden1.jpg",

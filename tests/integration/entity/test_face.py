@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import struct
 import uuid
-from pathlib import Path
 
 import pytest
 from PIL import Image, ImageFilter
@@ -16,6 +15,7 @@ from idp_common.crypto.secretbox import SecretboxError, parse_key
 from idp_common.face.template import distance, open_template
 from tests.harness import records
 from tests.harness.api import assert_guarded as assert_admin_guarded
+from tests.harness.faces import FACES
 from tests.harness.records import create_user, query
 from tests.harness.stack import Stack
 from tests.integration.admin.contract import AdminApi
@@ -25,7 +25,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.face]
 
 PATH = "/entity/face"
 STEP_UP = 'Bearer error="insufficient_user_authentication", max_age=300'
-FACES = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata" / "faces"
 
 
 def face(name: str) -> bytes:

@@ -47,11 +47,11 @@ from idp_common.face import (
     matches,
 )
 from idp_common.face.engine import models_dir, pool_size
+from tests.harness.faces import FACES
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[4]
-FACES = ROOT / ".." / "shared" / "testdata" / "faces"
 BLOCKER = ROOT / "tests" / "harness" / "without_face"
 #: The single-face photos and whose face each shows (obama3_480p is obama1 at a lower
 #: resolution: a near-duplicate, still a photo of the same person).
