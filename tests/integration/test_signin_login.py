@@ -56,7 +56,9 @@ def test_read_a_challenge(stack: Stack, authui: str) -> None:
                 "description": "View your profile, photo and sign-in methods",
             },
         ],
+        "face": body["face"],  # true with the face stack (tests marked face check it)
     }
+    assert isinstance(body["face"], bool)
     assert all(s["description"] and s["description"] != s["value"] for s in body["scopes"])
 
 

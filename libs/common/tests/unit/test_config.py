@@ -50,6 +50,9 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "auth_fail_per_ip": ("30", 30),
     "dependency_timeout": ("2.5", 2.5),
     "cleanup_interval": ("60", 60),
+    "face_threshold": ("0.45", 0.45),
+    "face_min_size": ("64", 64),
+    "face_workers": ("3", 3),
     "log_level": ("DEBUG", "DEBUG"),
 }
 
@@ -336,6 +339,10 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_AUTH_FAIL_PER_IP", "0"),
         ("SVC_DEPENDENCY_TIMEOUT", "0"),
         ("SVC_SECRETS_KEY", "too-short"),
+        ("SVC_FACE_THRESHOLD", "0.6"),  # DESIGN.md: at most 0.5
+        ("SVC_FACE_THRESHOLD", "0"),
+        ("SVC_FACE_MIN_SIZE", "10"),
+        ("SVC_FACE_WORKERS", "-1"),
     ],
 )
 def test_other_rules(name: str, raw: str) -> None:
