@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from idp_common.face.engine import models_dir
 from tests.harness.fuzz import assert_clean, run_schemathesis
 from tests.harness.records import create_user
 from tests.harness.stack import Stack
@@ -25,4 +26,8 @@ def test_no_server_error_and_every_answer_matches_its_schema(
         token = api.token(ttl=3600)
     finally:
         api.close()
-    assert_clean(run_schemathesis(private_stack.service_url("entity"), token, tmp_path))
+    # Without the optional face stack /entity/face answers 503 by design
+    # (tests/integration/test_face_unavailable.py checks that answer).
+    skip = () if models_dir() is not None else ("/entity/face",)
+    url = private_stack.service_url("entity")
+    assert_clean(run_schemathesis(url, token, tmp_path, exclude_paths=skip))
