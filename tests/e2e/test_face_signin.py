@@ -15,7 +15,7 @@ import pyotp
 import pytest
 
 from tests.harness import oidc, records
-from tests.harness.faces import FACES
+from tests.harness.faces import FACES, enrol_face
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi
 
@@ -25,21 +25,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.face]
 def image_text(name: str, *, data_url: bool = False) -> str:
     encoded = base64.b64encode((FACES / name).read_bytes()).decode()
     return f"data:image/jpeg;base64,{encoded}" if data_url else encoded
-
-
-def enrol_through_proxy(stack: Stack, person: records.TestUser, photo: str) -> None:
-    api = EntityApi(stack, person)
-    try:
-        answer = httpx.put(
-            stack.proxy_url + "/entity/face",
-            headers={"Authorization": f"Bearer {api.token()}"},
-            files={"file": (photo, (FACES / photo).read_bytes(), "image/jpeg")},
-            timeout=30,
-        )
-    finally:
-        api.close()
-    assert answer.status_code == 200, answer.text
-    assert answer.json()["enrolled"] is True
 
 
 def challenge_of(browser: oidc.Browser, authorization: oidc.Authorization) -> str:
@@ -79,7 +64,7 @@ def app(stack: Stack) -> records.TestClient:
 
 def test_enrol_then_sign_in_with_another_photo(stack: Stack, app: records.TestClient) -> None:
     person = records.create_user(stack)
-    enrol_through_proxy(stack, person, "obama1.jpg")
+    enrol_face(stack, person, "obama1.jpg")
     with oidc.Browser(stack) as browser:
         authorization = oidc.Authorization(app)
         challenge = challenge_of(browser, authorization)
@@ -94,7 +79,7 @@ def test_enrol_then_sign_in_with_another_photo(stack: Stack, app: records.TestCl
 
 def test_with_an_authenticator_the_code_is_asked(stack: Stack, app: records.TestClient) -> None:
     person = records.create_user(stack)
-    enrol_through_proxy(stack, person, "kit_harington1.jpg")
+    enrol_face(stack, person, "kit_harington1.jpg")
     api = EntityApi(stack, person)
     try:
         secret = api.post("/entity/totp/enroll").json()["secret"]
@@ -118,7 +103,7 @@ def test_with_an_authenticator_the_code_is_asked(stack: Stack, app: records.Test
 
 def test_refusals_say_nothing_about_the_account(stack: Stack, app: records.TestClient) -> None:
     person = records.create_user(stack)
-    enrol_through_proxy(stack, person, "biden1.jpg")
+    enrol_face(stack, person, "biden1.jpg")
     not_enrolled = records.create_user(stack)
     with oidc.Browser(stack) as browser:
         challenge = challenge_of(browser, oidc.Authorization(app))

@@ -13,13 +13,10 @@ import base64
 import hashlib
 import re
 import secrets
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pyotp
@@ -39,6 +36,7 @@ from idp_common.db.models import (
 )
 from tests.harness import infra, records
 from tests.harness.browser import PageLog
+from tests.harness.callback_app import callback_server
 from tests.harness.stack import Stack
 from tests.integration.signin_fixtures import create_person
 
@@ -132,37 +130,11 @@ def _authorize_url(stack: Stack, registered: Registered, **extra: str) -> str:
     return f"{stack.proxy_url}/oauth2/authorize?{urlencode(params)}"
 
 
-class _ClientHandler(BaseHTTPRequestHandler):
-    """The application's redirect URI: records each request line and answers 200."""
-
-    seen: ClassVar[list[str]]
-
-    def do_GET(self) -> None:
-        self.seen.append(self.path)
-        body = b"client callback"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-
 @pytest.fixture
 def client_app() -> Iterator[tuple[str, list[str]]]:
     """A tiny HTTP server standing for the application: ``(redirect_uri, paths seen)``."""
-    seen: list[str] = []
-    handler = type("Handler", (_ClientHandler,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/cb", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with callback_server() as running:
+        yield running
 
 
 def _inputs_have_labels(page: Page) -> None:

@@ -15,14 +15,10 @@ from __future__ import annotations
 
 import io
 import re
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 from urllib.parse import urlencode
 
-import httpx
 import pyotp
 import pytest
 from PIL import Image
@@ -30,9 +26,9 @@ from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync
 
 from tests.harness import oidc, records
 from tests.harness.browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, PageLog
-from tests.harness.faces import FACES
+from tests.harness.callback_app import callback_server
+from tests.harness.faces import FACES, enrol_face
 from tests.harness.stack import Stack
-from tests.integration.entity.contract import EntityApi
 from tests.integration.signin_fixtures import create_person
 
 pytestmark = [pytest.mark.e2e, pytest.mark.face]
@@ -117,60 +113,17 @@ def page_without_camera(playwright: Playwright, page_log: PageLog) -> Iterator[P
 # --- the application and the people ------------------------------------------------------
 
 
-class _ClientHandler(BaseHTTPRequestHandler):
-    """The application's redirect URI: answers 200 to anything."""
-
-    seen: ClassVar[list[str]]
-
-    def do_GET(self) -> None:
-        self.seen.append(self.path)
-        body = b"client callback"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-
 @pytest.fixture
 def app(stack: Stack) -> Iterator[records.TestClient]:
     """A first-party application (no consent) whose redirect URI is a real local server."""
-    handler = type("Handler", (_ClientHandler,), {"seen": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield records.create_client(
-            stack, skip_consent=True, redirect_uri=f"http://127.0.0.1:{server.server_port}/cb"
-        )
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def enrol(stack: Stack, person: records.TestUser, photo: str = "obama1.jpg") -> None:
-    """``PUT /entity/face`` through the proxy with a fresh sign-in of the person's."""
-    api = EntityApi(stack, person)
-    try:
-        answer = httpx.put(
-            stack.proxy_url + "/entity/face",
-            headers={"Authorization": f"Bearer {api.token()}"},
-            files={"file": (photo, (FACES / photo).read_bytes(), "image/jpeg")},
-            timeout=30,
-        )
-    finally:
-        api.close()
-    assert answer.status_code == 200, answer.text
-    assert answer.json()["enrolled"] is True
+    with callback_server() as (redirect_uri, _):
+        yield records.create_client(stack, skip_consent=True, redirect_uri=redirect_uri)
 
 
 @pytest.fixture
 def enrolled(stack: Stack) -> records.TestUser:
     person = records.create_user(stack)
-    enrol(stack, person)
+    enrol_face(stack, person)
     return person
 
 
@@ -300,7 +253,7 @@ def test_camera_photo_then_the_code_step(
     authenticator, so the code is asked next, as after a password."""
     person = create_person(stack, totp=True)
     assert person.totp_secret is not None
-    enrol(stack, records.TestUser(person.id, person.email, person.password))
+    enrol_face(stack, records.TestUser(person.id, person.email, person.password))
     page.context.grant_permissions(["camera"], origin=stack.proxy_url)
     authorization = oidc.Authorization(app)
     open_face_step(page, stack, authorization)

@@ -6,6 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import httpx
+
+from tests.harness.records import TestUser
+from tests.harness.stack import Stack
+from tests.integration.entity.contract import EntityApi
+
 ROOT = Path(__file__).resolve().parents[2]
 FACES = Path(os.environ.get("IDP_TEST_FACES") or ROOT.parent / "shared" / "testdata" / "faces")
 
@@ -13,3 +19,19 @@ FACES = Path(os.environ.get("IDP_TEST_FACES") or ROOT.parent / "shared" / "testd
 def face(name: str) -> bytes:
     """The bytes of one shared test image."""
     return (FACES / name).read_bytes()
+
+
+def enrol_face(stack: Stack, person: TestUser, photo: str = "obama1.jpg") -> None:
+    """``PUT /entity/face`` through the proxy with a fresh sign-in of the person's."""
+    api = EntityApi(stack, person)
+    try:
+        answer = httpx.put(
+            stack.proxy_url + "/entity/face",
+            headers={"Authorization": f"Bearer {api.token()}"},
+            files={"file": (photo, face(photo), "image/jpeg")},
+            timeout=30,
+        )
+    finally:
+        api.close()
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["enrolled"] is True
