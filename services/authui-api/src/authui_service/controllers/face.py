@@ -25,7 +25,6 @@ import base64
 import binascii
 import logging
 import re
-import time
 from typing import Any, Final
 
 from litestar import Controller, Request, Response, post
@@ -34,15 +33,14 @@ from litestar.params import JSONBody
 from authui_service import flow
 from authui_service.context import SigninContext, context_of
 from authui_service.controllers.signin import (
-    WRONG_CREDENTIALS,
     check_throttle,
     first_factor_passed,
+    refuse_credentials,
 )
 from authui_service.schemas import BiometricBody, StepAnswer
-from idp_common.audit import AuditEntry
 from idp_common.avatars.upload import too_large
 from idp_common.crypto.secretbox import SecretboxError
-from idp_common.errors import FieldError, InvalidArgument, Unauthenticated
+from idp_common.errors import FieldError, InvalidArgument
 from idp_common.face.template import matches, open_template
 from idp_common.protocol.constants import AMR_FACE
 from idp_common.repos.face import get_face_template
@@ -129,17 +127,5 @@ async def _verify_face(
             await ctx.throttle.clear(account)
             return user
         reason = "face_mismatch" if enrolled is not None else "template_unusable"
-    await ctx.throttle.record_failure(account, time.time())
-    await flow.audit(
-        ctx,
-        request,
-        AuditEntry(
-            action="login.failed",
-            status_code=401,
-            actor=None if user is None else str(user.id),
-            target_type="client",
-            target=challenge.client_id,
-            detail={"reason": reason, "method": AMR_FACE},
-        ),
-    )
-    raise Unauthenticated(WRONG_CREDENTIALS, code="auth.invalid_credentials")
+    detail = {"reason": reason, "method": AMR_FACE}
+    await refuse_credentials(ctx, request, account, challenge, user, detail)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 from litestar import Controller, Request, Response, get, post
 from litestar.params import JSONBody
@@ -241,8 +241,21 @@ async def _verify_password(
             async with ctx.resources.sessions.begin() as db:
                 await set_password_hash(db, user.id, new_hash)
         return user
-    await ctx.throttle.record_failure(account, time.time())
     reason = "unknown_account" if user is None else "disabled" if user.disabled else "password"
+    await refuse_credentials(ctx, request, account, challenge, user, {"reason": reason})
+
+
+async def refuse_credentials(
+    ctx: SigninContext,
+    request: AnyRequest,
+    account: str,
+    challenge: Challenge,
+    user: UserRecord | None,
+    detail: dict[str, str],
+) -> NoReturn:
+    """A failed first factor: counted by the account throttle, audited ``login.failed``
+    with ``detail``, and one 401 whatever the cause."""
+    await ctx.throttle.record_failure(account, time.time())
     await flow.audit(
         ctx,
         request,
@@ -252,7 +265,7 @@ async def _verify_password(
             actor=None if user is None else str(user.id),
             target_type="client",
             target=challenge.client_id,
-            detail={"reason": reason},
+            detail=detail,
         ),
     )
     raise Unauthenticated(WRONG_CREDENTIALS, code="auth.invalid_credentials")
