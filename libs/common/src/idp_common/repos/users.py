@@ -68,11 +68,31 @@ async def get_password_hash(session: AsyncSession, user_id: uuid.UUID) -> str | 
     )
 
 
-async def has_confirmed_totp(session: AsyncSession, user_id: uuid.UUID) -> bool:
-    confirmed = await session.scalar(
-        select(TotpCredential.confirmed_at).where(TotpCredential.user_id == user_id)
+class SignInFacts(msgspec.Struct, frozen=True, kw_only=True):
+    """What a first-factor sign-in needs about an account, read in one round trip."""
+
+    user: UserRecord
+    password_hash: str | None
+    has_totp: bool  # a confirmed authenticator: the code step follows
+
+
+async def sign_in_facts(session: AsyncSession, email: str) -> SignInFacts | None:
+    """The account an email names (case-insensitively), its password hash and whether it
+    has a confirmed authenticator; one statement instead of three."""
+    row = (
+        await session.execute(
+            select(User, PasswordCredential.hash, TotpCredential.confirmed_at)
+            .outerjoin(PasswordCredential, PasswordCredential.user_id == User.id)
+            .outerjoin(TotpCredential, TotpCredential.user_id == User.id)
+            .where(func.lower(User.email) == email.strip().lower())
+        )
+    ).first()
+    if row is None:
+        return None
+    user, password_hash, confirmed_at = row
+    return SignInFacts(
+        user=_record(user), password_hash=password_hash, has_totp=confirmed_at is not None
     )
-    return confirmed is not None
 
 
 async def effective_scopes(session: AsyncSession, user_id: uuid.UUID) -> set[str]:

@@ -44,7 +44,7 @@ from idp_common.errors import FieldError, InvalidArgument
 from idp_common.face.template import matches, open_template
 from idp_common.protocol.constants import AMR_FACE
 from idp_common.repos.face import get_face_template
-from idp_common.repos.users import UserRecord, get_user_by_email
+from idp_common.repos.users import SignInFacts, sign_in_facts
 from idp_common.sessions import Challenge
 from idp_common.web.caller import caller_ip
 from idp_common.web.face import embed_image, require_face, unavailable
@@ -96,8 +96,8 @@ class FaceSigninController(Controller):
         await check_throttle(ctx, request, account, challenge)
         image = decode_image_text(data.image, ctx.settings.avatar_max_bytes)
         presented = await embed_image(ctx.face, image, field=IMAGE_FIELD)
-        user = await _verify_face(ctx, request, account, presented, key, challenge)
-        return await first_factor_passed(ctx, request, challenge, user, AMR_FACE)
+        facts = await _verify_face(ctx, request, account, presented, key, challenge)
+        return await first_factor_passed(ctx, request, challenge, facts, AMR_FACE)
 
 
 async def _verify_face(
@@ -107,10 +107,11 @@ async def _verify_face(
     presented: bytes,
     key: bytes,
     challenge: Challenge,
-) -> UserRecord:
+) -> SignInFacts:
     """The person whose template ``presented`` matches, or one 401 for every failure."""
     async with ctx.resources.sessions() as db:
-        user = await get_user_by_email(db, account)
+        facts = await sign_in_facts(db, account)
+        user = None if facts is None else facts.user
         row = None if user is None else await get_face_template(db, user.id)
     reason = "unknown_account"
     if user is not None and user.disabled:
@@ -123,9 +124,13 @@ async def _verify_face(
         except (SecretboxError, ValueError) as exc:
             log.error("face template of %s is unusable: %s", user.id, type(exc).__name__)
             enrolled = None
-        if enrolled is not None and matches(enrolled, presented, ctx.settings.face_threshold):
+        if (
+            facts is not None
+            and enrolled is not None
+            and matches(enrolled, presented, ctx.settings.face_threshold)
+        ):
             await ctx.throttle.clear(account)
-            return user
+            return facts
         reason = "face_mismatch" if enrolled is not None else "template_unusable"
     detail = {"reason": reason, "method": AMR_FACE}
     await refuse_credentials(ctx, request, account, challenge, user, detail)

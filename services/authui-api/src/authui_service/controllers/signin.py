@@ -51,13 +51,7 @@ from idp_common.protocol.constants import (
 from idp_common.protocol.rfc6238_totp import match_totp_step, recovery_code_digest
 from idp_common.repos.clients import scope_descriptions
 from idp_common.repos.consents import grant_consent
-from idp_common.repos.users import (
-    UserRecord,
-    get_password_hash,
-    get_user,
-    get_user_by_email,
-    has_confirmed_totp,
-)
+from idp_common.repos.users import SignInFacts, UserRecord, get_user, sign_in_facts
 from idp_common.sessions import Challenge
 from idp_common.web.caller import caller_ip
 
@@ -74,17 +68,16 @@ def _answer(finished: flow.Finished) -> Response[StepAnswer]:
 
 
 async def first_factor_passed(
-    ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord, method: str
+    ctx: SigninContext, request: AnyRequest, challenge: Challenge, facts: SignInFacts, method: str
 ) -> Response[StepAnswer]:
     """The password or the face matched: ask for the code when the person has an
     authenticator, else finish (consent or done)."""
+    user = facts.user
     challenge.user_id = str(user.id)
     challenge.auth_time = int(time.time())
     challenge.amr = [method]
     challenge.acr = ACR_ONE_FACTOR
-    async with ctx.resources.sessions() as db:
-        second_factor = await has_confirmed_totp(db, user.id)
-    if second_factor:
+    if facts.has_totp:
         challenge.step = "totp"
         await ctx.store.save_challenge(challenge)
         return Response(StepAnswer(next="totp"), status_code=200)
@@ -129,8 +122,8 @@ class SigninController(Controller):
         challenge = await flow.load_challenge(ctx, data.challenge, "password")
         account = data.email.strip().lower()
         await check_throttle(ctx, request, account, challenge)
-        user = await _verify_password(ctx, request, account, data.password, challenge)
-        return await first_factor_passed(ctx, request, challenge, user, AMR_PASSWORD)
+        facts = await _verify_password(ctx, request, account, data.password, challenge)
+        return await first_factor_passed(ctx, request, challenge, facts, AMR_PASSWORD)
 
     @post("/totp", operation_id="verifyTotp", status_code=200)
     async def totp(self, request: AnyRequest, data: JSONBody[TotpBody]) -> Response[StepAnswer]:
@@ -225,22 +218,23 @@ async def check_throttle(
 
 async def _verify_password(
     ctx: SigninContext, request: AnyRequest, account: str, password: str, challenge: Challenge
-) -> UserRecord:
+) -> SignInFacts:
     """The person, or 401 after the same work whether the account exists or not."""
     async with ctx.resources.sessions() as db:
-        user = await get_user_by_email(db, account)
-        stored = None if user is None else await get_password_hash(db, user.id)
+        facts = await sign_in_facts(db, account)
+    user = None if facts is None else facts.user
+    stored = None if facts is None else facts.password_hash
     if stored is None:
         matched = await verify_password_dummy_async(password)
     else:
         matched = await verify_password_async(stored, password)
-    if user is not None and matched and not user.disabled:
+    if facts is not None and user is not None and matched and not user.disabled:
         await ctx.throttle.clear(account)
         if stored is not None and needs_rehash(stored):
             new_hash = await hash_password_async(password)
             async with ctx.resources.sessions.begin() as db:
                 await set_password_hash(db, user.id, new_hash)
-        return user
+        return facts
     reason = "unknown_account" if user is None else "disabled" if user.disabled else "password"
     await refuse_credentials(ctx, request, account, challenge, user, {"reason": reason})
 
