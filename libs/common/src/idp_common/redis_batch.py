@@ -23,6 +23,7 @@ class _Set:
     key: str
     value: bytes
     ttl_seconds: int
+    only_if_exists: bool
 
 
 class RedisBatch:
@@ -36,8 +37,12 @@ class RedisBatch:
     async def get(self, key: str) -> bytes | None:
         return await self._gets.submit(key)
 
-    async def set(self, key: str, value: bytes, *, ttl_seconds: int) -> None:
-        await self._sets.submit(_Set(key, value, ttl_seconds))
+    async def set(
+        self, key: str, value: bytes, *, ttl_seconds: int, only_if_exists: bool = False
+    ) -> None:
+        """``SET key value EX ttl`` (``XX`` with ``only_if_exists``: an update never
+        brings back a key another request deleted in the meantime)."""
+        await self._sets.submit(_Set(key, value, ttl_seconds, only_if_exists))
 
     async def _mget(self, keys: list[str]) -> list[bytes | None]:
         unique = list(dict.fromkeys(keys))
@@ -48,6 +53,6 @@ class RedisBatch:
     async def _pipeline_set(self, writes: list[_Set]) -> list[None]:
         async with self._redis.pipeline(transaction=False) as pipe:
             for write in writes:
-                pipe.set(write.key, write.value, ex=write.ttl_seconds)
+                pipe.set(write.key, write.value, ex=write.ttl_seconds, xx=write.only_if_exists)
             await pipe.execute()
         return [None] * len(writes)

@@ -127,7 +127,8 @@ class SessionStore:
     async def _write(self, record: BrowserSession, *, index: bool = False) -> None:
         key, value = self._session_key(record.sid), _session_codec.encode(record)
         if not index:  # one SET: shares a round trip with the writes of the same moment
-            await self._batch.set(key, value, ttl_seconds=SESSION_IDLE_SECONDS)
+            # XX: an update of a session that a logout ended meanwhile must not revive it.
+            await self._batch.set(key, value, ttl_seconds=SESSION_IDLE_SECONDS, only_if_exists=True)
             return
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(key, value, ex=SESSION_IDLE_SECONDS)

@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 
 from idp_common.redis_batch import RedisBatch
 from idp_common.revocation import RevocationList
+from idp_common.sessions import SessionStore
 
 pytestmark = pytest.mark.integration
 
@@ -30,6 +31,36 @@ async def test_gets_and_sets_of_one_turn_answer_each_caller(
     assert await redis_client.mget([f"{prefix}x", f"{prefix}y"]) == [b"one", b"two"]
     assert 55 < await redis_client.ttl(f"{prefix}x") <= 60
     assert 0 < await redis_client.ttl(f"{prefix}y") <= 5
+
+
+async def test_an_update_only_if_it_exists_never_creates_the_key(
+    redis_client: Redis, prefix: str
+) -> None:
+    batch = RedisBatch(redis_client)
+    await redis_client.set(f"{prefix}live", b"old")
+    await asyncio.gather(
+        batch.set(f"{prefix}live", b"new", ttl_seconds=60, only_if_exists=True),
+        batch.set(f"{prefix}gone", b"new", ttl_seconds=60, only_if_exists=True),
+    )
+    assert await redis_client.get(f"{prefix}live") == b"new"
+    assert await redis_client.exists(f"{prefix}gone") == 0
+
+
+async def test_a_touch_after_the_session_ended_does_not_revive_it(
+    redis_client: Redis, prefix: str
+) -> None:
+    """A request that read the session (say, /oauth2/authorize recording the application
+    reached) and writes it back after a logout ended it must not bring it back."""
+    store = SessionStore(redis_client, prefix)
+    cookie, session = await store.create_session(
+        user_id=str(uuid.uuid4()), auth_time=1, amr=["pwd"], acr="", ip=None, user_agent=None
+    )
+    read = await store.get_session(cookie)
+    assert read is not None
+    assert await store.end_session(session) is True
+    await store.touch(read, client_id="late-app")
+    assert await store.get_session(cookie) is None
+    assert await store.end_session(session) is False
 
 
 async def test_tracked_tokens_of_a_grant_are_revoked_together(
