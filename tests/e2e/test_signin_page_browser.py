@@ -35,7 +35,7 @@ from idp_common.db.models import (
     User,
 )
 from tests.harness import infra, records
-from tests.harness.browser import PageLog
+from tests.harness.browser import PageLog, assert_inputs_labelled
 from tests.harness.callback_app import callback_server
 from tests.harness.stack import Stack
 from tests.integration.signin_fixtures import create_person
@@ -137,18 +137,6 @@ def client_app() -> Iterator[tuple[str, list[str]]]:
         yield running
 
 
-def _inputs_have_labels(page: Page) -> None:
-    """Every visible input has a label bound to it (its accessible name is not empty)."""
-    inputs = page.locator("input:visible")
-    assert inputs.count() > 0
-    for index in range(inputs.count()):
-        element = inputs.nth(index)
-        input_id = element.get_attribute("id")
-        assert input_id, "input without id"
-        assert page.locator(f'label[for="{input_id}"]').count() == 1, input_id
-        expect(element).to_have_accessible_name(re.compile(r"\S"))
-
-
 def _focused_id(page: Page) -> str:
     return str(page.evaluate("document.activeElement && document.activeElement.id"))
 
@@ -168,7 +156,7 @@ def test_sign_in_and_consent_land_on_the_redirect_uri_with_a_code(
     page.wait_for_url(re.compile(r"/auth/login\?challenge=[A-Za-z0-9_-]+"))
     expect(page.get_by_role("heading", name="Sign in")).to_be_focused()
     expect(page.get_by_text("Browser Test App")).to_be_visible()
-    _inputs_have_labels(page)
+    assert_inputs_labelled(page)
     screenshot("login")
 
     page.get_by_label("Email").fill(registered.email)
@@ -259,7 +247,7 @@ def test_reset_request_form_is_labelled_and_checks_the_address_first(
     page.set_viewport_size({"width": 375, "height": 740})  # a phone
     page.goto(f"{stack.proxy_url}/auth/reset")
     expect(page.get_by_role("heading", name="Reset your password")).to_be_focused()
-    _inputs_have_labels(page)
+    assert_inputs_labelled(page)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, "the page scrolls sideways on a phone"
 
@@ -282,7 +270,7 @@ def test_reset_confirm_checks_that_the_passwords_match(
 ) -> None:
     page.goto(f"{stack.proxy_url}/auth/reset?token={secrets.token_urlsafe(32)}")
     expect(page.get_by_role("heading", name="Choose a new password")).to_be_focused()
-    _inputs_have_labels(page)
+    assert_inputs_labelled(page)
     page.get_by_label("New password", exact=True).fill("a long new password")
     page.get_by_label("Confirm new password").fill("another long password")
     page.get_by_role("button", name="Change password").click()
@@ -362,7 +350,7 @@ def test_code_step_with_a_real_authenticator(
     code = page.get_by_label("One-time code")
     expect(code).to_be_visible()
     expect(code).to_have_attribute("autocomplete", "one-time-code")
-    _inputs_have_labels(page)
+    assert_inputs_labelled(page)
     screenshot("code-step")
     code.fill(pyotp.TOTP(person.totp_secret).now())
     page.get_by_role("button", name="Verify").click()

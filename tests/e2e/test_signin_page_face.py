@@ -25,7 +25,13 @@ from PIL import Image
 from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync_playwright
 
 from tests.harness import oidc, records
-from tests.harness.browser import CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, PageLog
+from tests.harness.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    TIMEOUT_MS,
+    PageLog,
+    assert_inputs_labelled,
+)
 from tests.harness.callback_app import callback_server
 from tests.harness.faces import FACES, enrol_face
 from tests.harness.stack import Stack
@@ -152,18 +158,6 @@ def sign_in_button(page: Page) -> Locator:
     return page.get_by_role("button", name="Sign in", exact=True)
 
 
-def inputs_have_labels(page: Page) -> None:
-    """Every visible input has exactly one label bound to it and a non-empty name."""
-    inputs = page.locator("input:visible")
-    assert inputs.count() > 0
-    for index in range(inputs.count()):
-        element = inputs.nth(index)
-        input_id = element.get_attribute("id")
-        assert input_id, "input without id"
-        assert page.locator(f'label[for="{input_id}"]').count() == 1, input_id
-        expect(element).to_have_accessible_name(re.compile(r"\S"))
-
-
 def amr_after(page: Page, stack: Stack, authorization: oidc.Authorization) -> list[str]:
     """Waits for the redirect to the application, trades the code and returns the ID
     token's ``amr``."""
@@ -213,7 +207,7 @@ def test_file_sign_in_after_a_refused_camera_and_a_group_photo(
     choice.click()
     expect(page.get_by_role("heading", name="Sign in with your face")).to_be_focused()
     expect(page.get_by_label("Email")).to_have_value(enrolled.email)  # from login_hint
-    inputs_have_labels(page)
+    assert_inputs_labelled(page)
     expect(photo_input(page)).to_have_attribute("accept", "image/*")
     expect(photo_input(page)).to_have_attribute("capture", "user")
     screenshot("face-step")

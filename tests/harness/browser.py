@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Error, Page, expect, sync_playwright
 
 CHROMIUM = os.environ.get("IDP_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_WAIT = float(os.environ.get("IDP_TEST_CHROMIUM_WAIT", "120"))
@@ -194,3 +194,15 @@ def page(
             except Error:  # the page or browser is gone: nothing to capture
                 pass
         context.close()
+
+
+def assert_inputs_labelled(page: Page) -> None:
+    """Every visible input has exactly one label bound to it and a non-empty name."""
+    inputs = page.locator("input:visible")
+    assert inputs.count() > 0
+    for index in range(inputs.count()):
+        element = inputs.nth(index)
+        input_id = element.get_attribute("id")
+        assert input_id, "input without id"
+        assert page.locator(f'label[for="{input_id}"]').count() == 1, input_id
+        expect(element).to_have_accessible_name(re.compile(r"\S"))

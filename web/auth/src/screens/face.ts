@@ -10,10 +10,11 @@
  * the server would use anyway, so the upload stays small.
  */
 import { ApiError, biometric } from "../api";
-import { Field, Form, addDescribedBy, button, h, newId, removeDescribedBy, showScreen, statusLine } from "../dom";
+import { Form, addDescribedBy, button, h, newId, removeDescribedBy, showScreen, statusLine } from "../dom";
 import { WRONG_FACE } from "../messages";
 import type { SignInFlow } from "../signin";
 import { clientLine } from "./client";
+import { emailField } from "./email";
 
 /** The server scales every image to at most this on its longer side. */
 const MAX_SIDE = 1024;
@@ -194,15 +195,7 @@ interface Photo {
 }
 
 export function showFace(flow: SignInFlow): void {
-  const email = new Field({
-    name: "email",
-    label: "Email",
-    type: "email",
-    autocomplete: "username",
-    inputmode: "email",
-    spellcheck: false,
-    value: flow.emailHint,
-  });
+  const email = emailField(flow);
 
   // --- the image control: camera, file, preview, and its own error line ---
   const hint = h("p", { id: newId("face-hint"), class: "hint" }, TEXT.hint);

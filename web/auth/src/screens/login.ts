@@ -8,18 +8,11 @@ import { Field, Form, button, h, showScreen } from "../dom";
 import { FACE_UNAVAILABLE, WRONG_CREDENTIALS } from "../messages";
 import type { SignInFlow } from "../signin";
 import { clientLine } from "./client";
+import { emailField } from "./email";
 import { showFace } from "./face";
 
 export function showLogin(flow: SignInFlow): void {
-  const email = new Field({
-    name: "email",
-    label: "Email",
-    type: "email",
-    autocomplete: "username",
-    inputmode: "email",
-    spellcheck: false,
-    value: flow.emailHint,
-  });
+  const email = emailField(flow);
   const password = new Field({
     name: "password",
     label: "Password",
