@@ -22,6 +22,7 @@ from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.protocol.constants import (
     ACCESS_TOKEN_TTL_SECONDS,
+    RECENT_SIGN_IN_MAX_AGE_SECONDS,
     RESET_PER_IP_LIMIT,
     TOKEN_PER_IP_LIMIT,
 )
@@ -68,6 +69,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
     auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
     cleanup_interval: int = 600  # seconds between periodic cleanup runs; 0 disables
+    # RFC 9470 step-up: how recent a sign-in must be for credential changes (spec §5 rule 5)
+    recent_sign_in_max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS
     face_threshold: float = 0.5  # largest embedding distance that still matches (<= 0.5)
     face_min_size: int = 80  # smallest face accepted, in pixels of the normalised image
     face_workers: int = 0  # face model processes per service worker; 0: cores / workers
@@ -235,6 +238,7 @@ def _validate_services(settings: Settings) -> list[str]:
         "token_per_ip",
         "reset_per_ip",
         "auth_fail_per_ip",
+        "recent_sign_in_max_age",
     ):
         if getattr(settings, name) <= 0:
             problems.append(f"SVC_{name.upper()}: must be positive")

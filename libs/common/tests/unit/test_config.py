@@ -50,6 +50,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "auth_fail_per_ip": ("30", 30),
     "dependency_timeout": ("2.5", 2.5),
     "cleanup_interval": ("60", 60),
+    "recent_sign_in_max_age": ("120", 120),
     "face_threshold": ("0.45", 0.45),
     "face_min_size": ("64", 64),
     "face_workers": ("3", 3),
@@ -445,3 +446,11 @@ def test_nats_stream(prefix: str, stream: str) -> None:
 
 def test_nats_stream_default() -> None:
     assert load_settings(env={}).nats_stream == "IDP_EVENTS"
+
+
+def test_the_recent_sign_in_window_is_300_seconds_unless_set_and_must_be_positive() -> None:
+    assert Settings().recent_sign_in_max_age == 300
+    assert load_settings(env={"SVC_RECENT_SIGN_IN_MAX_AGE": "20"}).recent_sign_in_max_age == 20
+    assert only_problem({"SVC_RECENT_SIGN_IN_MAX_AGE": "0"}).startswith(
+        "SVC_RECENT_SIGN_IN_MAX_AGE: must be positive"
+    )

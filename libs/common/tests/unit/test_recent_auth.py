@@ -80,3 +80,8 @@ def test_the_route_helper_adds_the_age_check_after_the_permission() -> None:
     assert spec["guards"] == [*plain["guards"], recent_sign_in_guard]
     assert spec["security"] == plain["security"]
     assert spec["opt"]["permission"] == "idp:account:write"
+
+
+def test_the_route_helper_leaves_the_age_to_the_deployment_unless_given() -> None:
+    assert requires_recent_sign_in("idp:account:write")["opt"]["recent_sign_in_max_age"] is None
+    assert requires_recent_sign_in("idp:account:write", 60)["opt"]["recent_sign_in_max_age"] == 60

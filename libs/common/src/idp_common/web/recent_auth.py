@@ -77,16 +77,17 @@ def check_recent_sign_in(
 async def recent_sign_in_guard(
     connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
 ) -> None:
-    """Runs after the bearer guard (which sets the caller)."""
-    max_age: int = handler.opt.get(MAX_AGE_OPT, RECENT_SIGN_IN_MAX_AGE_SECONDS)
+    """Runs after the bearer guard (which sets the caller). The route's own ``max_age``
+    wins; else ``SVC_RECENT_SIGN_IN_MAX_AGE`` (300 s by default)."""
+    max_age: int | None = handler.opt.get(MAX_AGE_OPT)
+    if max_age is None:
+        max_age = connection.app.state.resources.settings.recent_sign_in_max_age
     check_recent_sign_in(current_caller(connection), now=time.time(), max_age=max_age)
 
 
-def requires_recent_sign_in(
-    permission: str, max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS
-) -> dict[str, Any]:
+def requires_recent_sign_in(permission: str, max_age: int | None = None) -> dict[str, Any]:
     """Route-decorator arguments: ``permission`` (as :func:`requires`), then a sign-in
-    within ``max_age`` seconds."""
+    within ``max_age`` seconds (None: the deployment's setting)."""
     spec = requires(permission)
     return {
         **spec,

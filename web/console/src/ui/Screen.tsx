@@ -1,0 +1,46 @@
+import { type ReactNode, useEffect, useRef } from "react";
+
+interface ScreenProps {
+  title: string;
+  /** A line under the heading saying what the screen is for. */
+  intro?: ReactNode;
+  /** Buttons or links beside the heading (for example "New client"). */
+  actions?: ReactNode;
+  children: ReactNode;
+}
+
+/**
+ * One screen: its `<h1>` takes focus when the screen opens (so a screen reader announces
+ * the new screen) and `document.title` names it. `body[data-screen]`-style hooks are not
+ * needed: tests find screens by their heading.
+ */
+export function Screen({ title, intro, actions, children }: ScreenProps) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Console`;
+    heading.current?.focus();
+  }, [title]);
+  return (
+    <section className="screen" aria-labelledby="screen-title">
+      <div className="screen-head">
+        <h1 id="screen-title" tabIndex={-1} ref={heading}>
+          {title}
+        </h1>
+        {actions ? <div className="screen-actions">{actions}</div> : null}
+      </div>
+      {intro ? <p className="intro">{intro}</p> : null}
+      {children}
+    </section>
+  );
+}
+
+/** A titled part of a screen. */
+export function Panel({ title, children, id }: { title: string; children: ReactNode; id?: string }) {
+  const headingId = `panel-${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+  return (
+    <section className="panel" aria-labelledby={headingId}>
+      <h2 id={headingId}>{title}</h2>
+      {children}
+    </section>
+  );
+}

@@ -1,0 +1,315 @@
+/**
+ * Form parts with the accessibility rules of the sign-in page (docs/frontends.md): every
+ * control has a `<label for>`, hints and errors are tied to it with `aria-describedby`, a
+ * field in error has `aria-invalid`, and the error summary (`role="alert"`) takes focus.
+ */
+import {
+  type FormEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useCallback,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
+import { ApiError, Redirecting, describeError } from "../api/client";
+
+/** The state of one submission: busy while it runs, then the error it raised, if any. */
+export interface Submission {
+  busy: boolean;
+  error: unknown;
+  /** The API's message for a field (`email`, `scopes[1]`...), or a local one. */
+  fieldError: (field: string) => string | undefined;
+  run: (event?: FormEvent) => Promise<boolean>;
+  setLocalErrors: (errors: Record<string, string>) => void;
+  reset: () => void;
+}
+
+/**
+ * Runs `action` on submit; answers true when it succeeded. Field errors of a 422/409
+ * come from the problem's `errors[]`; `validate` may refuse before anything is sent.
+ */
+export function useSubmit(action: () => Promise<void>, validate?: () => Record<string, string>): Submission {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const run = useCallback(
+    async (event?: FormEvent): Promise<boolean> => {
+      event?.preventDefault();
+      const refused = validate?.() ?? {};
+      setLocal(refused);
+      if (Object.keys(refused).length) {
+        setError(null);
+        return false;
+      }
+      setBusy(true);
+      setError(null);
+      try {
+        await action();
+        return true;
+      } catch (caught) {
+        setError(caught);
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [action, validate],
+  );
+  const fieldError = (field: string): string | undefined =>
+    local[field] ?? (error instanceof ApiError ? error.fieldMessage(field) : undefined);
+  return {
+    busy,
+    error,
+    fieldError,
+    run,
+    setLocalErrors: setLocal,
+    reset: () => {
+      setError(null);
+      setLocal({});
+    },
+  };
+}
+
+/** The error summary above a form: the problem's sentence, focused when it appears. */
+export function FormErrors({ submission }: { submission: Submission }) {
+  const box = useRef<HTMLDivElement>(null);
+  const { error } = submission;
+  useEffect(() => {
+    if (error && !(error instanceof Redirecting)) box.current?.focus();
+  }, [error]);
+  if (!error) return null;
+  if (error instanceof Redirecting) {
+    return (
+      <p className="loading" role="status">
+        Signing in again…
+      </p>
+    );
+  }
+  const fields = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+  return (
+    <div className="form-errors" role="alert" tabIndex={-1} ref={box}>
+      <p>{describeError(error)}</p>
+      {fields.length > 1 ? (
+        <ul>
+          {fields.map((item) => (
+            <li key={`${item.field}:${item.message}`}>
+              <code>{item.field}</code>: {item.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+interface FieldFrame {
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: string | undefined;
+}
+
+function useDescribedBy(hint: ReactNode, error: string | undefined) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = error ? `${id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  return { id, hintId, errorId, describedBy };
+}
+
+function Frame({
+  id,
+  label,
+  hint,
+  hintId,
+  error,
+  errorId,
+  children,
+  className = "field",
+}: FieldFrame & { id: string; hintId?: string | undefined; errorId?: string | undefined; children: ReactNode; className?: string }) {
+  return (
+    <div className={error ? `${className} has-error` : className}>
+      <label htmlFor={id}>{label}</label>
+      {hint ? (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="field-error" id={errorId}>
+          {error}
+        </p>
+      ) : null}
+      {children}
+    </div>
+  );
+}
+
+type InputProps = FieldFrame & Omit<InputHTMLAttributes<HTMLInputElement>, "id">;
+
+/** A labelled input (text, email, password, number, date, url, tel, search, file). */
+export function TextField({ label, hint, error, ...input }: InputProps) {
+  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
+  return (
+    <Frame id={id} label={label} hint={hint} hintId={hintId} error={error} errorId={errorId}>
+      <input id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
+    </Frame>
+  );
+}
+
+type TextAreaProps = FieldFrame & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "id">;
+
+export function TextArea({ label, hint, error, ...area }: TextAreaProps) {
+  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
+  return (
+    <Frame id={id} label={label} hint={hint} hintId={hintId} error={error} errorId={errorId}>
+      <textarea id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...area} />
+    </Frame>
+  );
+}
+
+type SelectProps = FieldFrame &
+  Omit<SelectHTMLAttributes<HTMLSelectElement>, "id"> & { options: { value: string; label: string }[] };
+
+export function SelectField({ label, hint, error, options, ...select }: SelectProps) {
+  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
+  return (
+    <Frame id={id} label={label} hint={hint} hintId={hintId} error={error} errorId={errorId}>
+      <select id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...select}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </Frame>
+  );
+}
+
+type CheckboxProps = { label: ReactNode; hint?: ReactNode; error?: string | undefined } & Omit<
+  InputHTMLAttributes<HTMLInputElement>,
+  "id" | "type"
+>;
+
+/** A checkbox with its label after it. */
+export function Checkbox({ label, hint, error, ...input }: CheckboxProps) {
+  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
+  return (
+    <div className={error ? "check has-error" : "check"}>
+      <input
+        id={id}
+        type="checkbox"
+        aria-describedby={describedBy}
+        aria-invalid={error ? true : undefined}
+        {...input}
+      />
+      <label htmlFor={id}>{label}</label>
+      {hint ? (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="field-error" id={errorId}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * A set of checkboxes in a `<fieldset>` (scopes of a role, roles of a user, grant types):
+ * `value` is the chosen list, kept in the order of `options`.
+ */
+export function CheckboxGroup({
+  legend,
+  options,
+  value,
+  onChange,
+  error,
+  hint,
+}: {
+  legend: string;
+  options: { value: string; label: ReactNode; hint?: string }[];
+  value: readonly string[];
+  onChange: (next: string[]) => void;
+  error?: string | undefined;
+  hint?: ReactNode;
+}) {
+  const id = useId();
+  const chosen = new Set(value);
+  return (
+    <fieldset
+      className={error ? "choices has-error" : "choices"}
+      aria-describedby={[hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined}
+    >
+      <legend>{legend}</legend>
+      {hint ? (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
+      {options.length === 0 ? <p className="empty">None to choose from.</p> : null}
+      {options.map((option) => (
+        <Checkbox
+          key={option.value}
+          label={option.label}
+          hint={option.hint}
+          checked={chosen.has(option.value)}
+          onChange={(event) => {
+            const next = new Set(chosen);
+            if (event.currentTarget.checked) next.add(option.value);
+            else next.delete(option.value);
+            onChange(options.map((o) => o.value).filter((v) => next.has(v)));
+          }}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
+/** The submit button: disabled and saying so while the form's request runs. */
+export function SubmitButton({ busy, children, busyLabel }: { busy: boolean; children: ReactNode; busyLabel?: string }) {
+  return (
+    <button type="submit" className="button primary" disabled={busy} aria-disabled={busy}>
+      {busy ? (busyLabel ?? "Saving…") : children}
+    </button>
+  );
+}
+
+/** A form with the summary above its fields, `aria-busy` while it submits, no browser validation. */
+export function Form({
+  submission,
+  children,
+  label,
+  className,
+}: {
+  submission: Submission;
+  children: ReactNode;
+  label: string;
+  className?: string;
+}) {
+  return (
+    <form
+      className={className ?? "form"}
+      aria-label={label}
+      aria-busy={submission.busy}
+      noValidate
+      onSubmit={(event) => {
+        void submission.run(event);
+      }}
+    >
+      <FormErrors submission={submission} />
+      {children}
+    </form>
+  );
+}

@@ -1,0 +1,104 @@
+import type { ReactNode } from "react";
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ReactNode;
+  /** Marks the cell that names the row (a `<th scope="row">`). */
+  rowHeader?: boolean;
+}
+
+/**
+ * A data table with a caption. On a narrow screen it scrolls sideways inside a region that
+ * can take focus, so it stays usable with the keyboard.
+ */
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  empty = "Nothing here yet.",
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  empty?: ReactNode;
+}) {
+  if (rows.length === 0) return <p className="empty">{empty}</p>;
+  return (
+    <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
+      <table>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column.header} scope="col">
+                {column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {columns.map((column) =>
+                column.rowHeader ? (
+                  <th key={column.header} scope="row">
+                    {column.cell(row)}
+                  </th>
+                ) : (
+                  <td key={column.header}>{column.cell(row)}</td>
+                ),
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Keyset paging: "Next page" while the list has a `nextCursor`, "First page" after. */
+export function Pager({
+  nextCursor,
+  atStart,
+  onNext,
+  onFirst,
+}: {
+  nextCursor: string | null;
+  atStart: boolean;
+  onNext: (cursor: string) => void;
+  onFirst: () => void;
+}) {
+  if (!nextCursor && atStart) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      {!atStart ? (
+        <button type="button" className="button" onClick={onFirst}>
+          First page
+        </button>
+      ) : null}
+      {nextCursor ? (
+        <button type="button" className="button" onClick={() => onNext(nextCursor)}>
+          Next page
+        </button>
+      ) : null}
+    </nav>
+  );
+}
+
+/** A status line for a change that succeeded ("Saved."), read out by screen readers. */
+export function Notice({ children }: { children: ReactNode }) {
+  return (
+    <p className="notice" role="status">
+      {children}
+    </p>
+  );
+}
+
+/** Dates from the API (ISO 8601 or epoch seconds) in the reader's locale. */
+export function formatTime(value: string | number | null | undefined): string {
+  if (value === null || value === undefined || value === "") return "—";
+  const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+}
