@@ -161,6 +161,7 @@ class Stack:
             f"127.0.0.1:{ports['authui-api']}",
             "--avatar-max-bytes",
             self.env["SVC_AVATAR_MAX_BYTES"],
+            *_console_dist(),
             *extra_args,
         ]
         conf = subprocess.run(render, check=True, capture_output=True, text=True).stdout.strip()
@@ -184,6 +185,13 @@ class Stack:
         for process in reversed(self.processes):
             process.stop()
         self.processes.clear()
+
+
+def _console_dist() -> tuple[str, ...]:
+    """``IDP_TEST_CONSOLE_DIST`` serves another build of the console (one per developer
+    building in parallel); by default the proxy serves ``web/console/dist``."""
+    other = os.environ.get("IDP_TEST_CONSOLE_DIST")
+    return ("--console-dist", other) if other else ()
 
 
 def start_with_mail_catcher(stack: Stack, service: str, mail_dir: Path) -> Process:
