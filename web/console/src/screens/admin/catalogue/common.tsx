@@ -1,0 +1,186 @@
+/**
+ * Shared parts of the catalogue screens (APIs and scopes, clients, roles, groups): the wire
+ * shapes of `/admin/*`, paging with the cursor in the URL, whole-list loads for the
+ * checkbox choices, and a notice carried from a creation to the detail screen it opens.
+ */
+import { useEffect, useState } from "react";
+import { ApiError, type Page, get } from "../../../api/client";
+import { setQuery, useLocation } from "../../../router";
+import type { Submission } from "../../../ui/form";
+
+export interface Api {
+  id: string;
+  name: string;
+  audience: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Scope {
+  id: string;
+  apiId: string | null;
+  value: string;
+  description: string;
+  createdAt: string;
+}
+
+export interface Client {
+  client_id: string;
+  name: string;
+  type: "confidential" | "public";
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string | null;
+  grantTypes: string[];
+  skipConsent: boolean;
+  scopes: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ClientCreated extends Client {
+  client_secret?: string;
+}
+
+export interface SecretRotated {
+  client_id: string;
+  client_secret: string;
+}
+
+export interface Role {
+  id: string;
+  name: string;
+  description: string;
+  scopes: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RoleRef {
+  id: string;
+  name: string;
+}
+
+export interface Group {
+  id: string;
+  name: string;
+  description: string;
+  roles: RoleRef[];
+  memberCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Member {
+  id: string;
+  email: string;
+  username: string | null;
+  displayName: string;
+}
+
+/** The standard OpenID Connect scopes: they exist without an API (migration 0001). */
+export const OIDC_SCOPES: readonly { value: string; description: string }[] = [
+  { value: "openid", description: "Sign you in and know your account identifier" },
+  { value: "profile", description: "See your name, username and profile picture" },
+  { value: "email", description: "See your email address and whether it is verified" },
+  { value: "offline_access", description: "Keep access to your data while you are not signed in" },
+];
+
+/** Every page of a list, one request after another (choices for checkbox groups). */
+export async function fetchAll<T>(path: string, signal?: AbortSignal): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Page<T> = await get<Page<T>>(path, { limit: 200, cursor }, signal);
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+/** The scopes of every API (not the standard OIDC ones), by API name then value. */
+export async function fetchApiScopes(signal?: AbortSignal): Promise<Scope[]> {
+  const apis = await fetchAll<Api>("/admin/apis", signal);
+  const lists = await Promise.all(
+    apis.map((api) => fetchAll<Scope>(`/admin/apis/${encodeURIComponent(api.id)}/scopes`, signal)),
+  );
+  return lists.flat();
+}
+
+/** The list's cursor kept in the URL (`?cursor=`), so a page can be reloaded or linked. */
+export function useUrlCursor(): { cursor: string | null; next: (cursor: string) => void; first: () => void } {
+  const { query } = useLocation();
+  const cursor = query.get("cursor");
+  return {
+    cursor,
+    next: (value) => setQuery({ cursor: value }),
+    first: () => setQuery({ cursor: null }),
+  };
+}
+
+let carried: { path: string; text: string } | null = null;
+
+/** Leaves a notice for the screen at `path` (for example "Client created." on its detail). */
+export function carryNotice(path: string, text: string): void {
+  carried = { path, text };
+}
+
+/** The notice left for this screen, if any; read once. */
+export function useCarriedNotice(): string | null {
+  const { path } = useLocation();
+  const [text] = useState(() => (carried && carried.path === path ? carried.text : null));
+  useEffect(() => {
+    if (carried && carried.path === path) carried = null;
+  }, [path]);
+  return text;
+}
+
+/**
+ * The messages the API gave for a list field and its items (`grantTypes`, `grantTypes[1]`):
+ * `name(i)` says which item `i` is ("Line 2 (http://…)", "refresh_token").
+ */
+export function listErrors(
+  submission: Submission,
+  field: string,
+  name: (index: number) => string | undefined,
+): string | undefined {
+  const error = submission.error;
+  const messages: string[] = [];
+  const own = submission.fieldError(field);
+  if (own) messages.push(own);
+  if (error instanceof ApiError) {
+    const pattern = new RegExp(`^${field.replace(/[.[\]]/g, "\\$&")}\\[(\\d+)\\]$`);
+    for (const item of error.problem.errors ?? []) {
+      const found = pattern.exec(item.field);
+      if (!found) continue;
+      const which = name(Number(found[1]));
+      messages.push(which ? `${which}: ${item.message}` : item.message);
+    }
+  }
+  return messages.length ? messages.join(" ") : undefined;
+}
+
+/** {@link listErrors} for a list sent from a textarea, one item per non-blank line. */
+export function linesError(submission: Submission, field: string, lines: readonly Line[]): string | undefined {
+  return listErrors(submission, field, (index) => {
+    const line = lines[index];
+    return line ? `Line ${line.number} (${line.text})` : undefined;
+  });
+}
+
+/** A non-blank line of a textarea and its 1-based number. */
+export interface Line {
+  number: number;
+  text: string;
+}
+
+/** The non-blank lines of a textarea, trimmed, with their line numbers. */
+export function linesOf(text: string): Line[] {
+  return text
+    .split(/\r?\n/)
+    .map((raw, index) => ({ number: index + 1, text: raw.trim() }))
+    .filter((line) => line.text !== "");
+}
+
+/** `id` as a path segment. */
+export const seg = (id: string): string => encodeURIComponent(id);
