@@ -1,5 +1,232 @@
+/**
+ * The audit log (`GET /admin/audit`): newest first, filtered by action, actor, target and
+ * time range, paged. The filters live in the URL, so a filtered view can be bookmarked or
+ * shared. Back-channel logout deliveries carry a tag saying whether they arrived.
+ */
+import { useState } from "react";
+import { type Page, get } from "../../api/client";
+import { hasScope } from "../../auth/session";
+import { Link, setQuery, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
+import { Form, SelectField, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { Loaded, useLoad } from "../../ui/load";
+import { DataTable, Pager, formatTime } from "../../ui/table";
+import {
+  type AuditRow,
+  DELIVERY_ACTION,
+  KNOWN_ACTIONS,
+  compactDetail,
+  deliveryOf,
+  instantOf,
+  screenOf,
+} from "./audit/model";
+
+const FILTERS = ["action", "actor", "target", "since", "until"] as const;
+type Filter = (typeof FILTERS)[number];
+type Filters = Record<Filter, string>;
+const PAGE_SIZES = ["10", "25", "50", "100", "200"];
+const DEFAULT_SIZE = "50";
+
+function filtersOf(query: URLSearchParams): Filters {
+  return {
+    action: query.get("action") ?? "",
+    actor: query.get("actor") ?? "",
+    target: query.get("target") ?? "",
+    since: query.get("since") ?? "",
+    until: query.get("until") ?? "",
+  };
+}
+
+function sizeOf(query: URLSearchParams): string {
+  const size = query.get("limit") ?? DEFAULT_SIZE;
+  return PAGE_SIZES.includes(size) ? size : DEFAULT_SIZE;
+}
 
 export function AuditScreen(_props: { params: Record<string, string> }) {
-  return <Screen title="Audit">{null}</Screen>;
+  const { query } = useLocation();
+  const search = query.toString();
+  const filters = filtersOf(query);
+  const cursor = query.get("cursor");
+  const size = sizeOf(query);
+  const { state, reload } = useLoad(
+    (signal) =>
+      get<Page<AuditRow>>(
+        "/admin/audit",
+        {
+          action: filters.action,
+          actor: filters.actor,
+          target: filters.target,
+          since: instantOf(filters.since),
+          until: instantOf(filters.until),
+          limit: size,
+          cursor,
+        },
+        signal,
+      ),
+    [search],
+  );
+  const deliveriesOnly = filters.action === DELIVERY_ACTION;
+  return (
+    <Screen title="Audit log" intro="Every change and sign-in event, newest first.">
+      <FilterForm key={search} filters={filters} size={size} />
+      <div className="quick-filters" role="group" aria-label="Quick filters">
+        <button
+          type="button"
+          className="button"
+          aria-pressed={deliveriesOnly}
+          onClick={() => setQuery({ action: deliveriesOnly ? null : DELIVERY_ACTION, cursor: null })}
+        >
+          Logout deliveries
+        </button>
+        <button
+          type="button"
+          className="button"
+          onClick={() => setQuery({ action: null, actor: null, target: null, since: null, until: null, cursor: null })}
+        >
+          All events
+        </button>
+      </div>
+      <Loaded state={state} reload={reload} label="Loading the audit log…">
+        {(page) => (
+          <>
+            <p className="hint" role="status">
+              {page.items.length === 0
+                ? ""
+                : `Showing ${page.items.length} event${page.items.length === 1 ? "" : "s"}${cursor ? " (a later page)" : ""}${page.nextCursor ? "; older ones on the next page" : ""}.`}
+            </p>
+            <AuditTable rows={page.items} />
+            <Pager
+              nextCursor={page.nextCursor}
+              atStart={!cursor}
+              onNext={(next) => setQuery({ cursor: next })}
+              onFirst={() => setQuery({ cursor: null })}
+            />
+          </>
+        )}
+      </Loaded>
+    </Screen>
+  );
+}
+
+function FilterForm({ filters, size }: { filters: Filters; size: string }) {
+  const [draft, setDraft] = useState(filters);
+  const [rows, setRows] = useState(size);
+  const submission = useSubmit(
+    async () => {
+      setQuery({ ...draft, limit: rows === DEFAULT_SIZE ? null : rows, cursor: null });
+    },
+    () => {
+      const errors: Record<string, string> = {};
+      for (const name of ["since", "until"] as const) {
+        if (draft[name] && instantOf(draft[name]) === null) errors[name] = "is not a date and time";
+      }
+      const since = instantOf(draft.since);
+      const until = instantOf(draft.until);
+      if (since && until && since >= until) errors.until = "must be after From";
+      return errors;
+    },
+  );
+  const input = (name: Filter) => ({
+    value: draft[name],
+    error: submission.fieldError(name),
+    onChange: (event: { currentTarget: { value: string } }) => setDraft({ ...draft, [name]: event.currentTarget.value }),
+  });
+  return (
+    <Form submission={submission} label="Filter the audit log" className="form audit-filters">
+      <TextField
+        label="Action"
+        hint="Exact, for example profile_field.create."
+        list="audit-actions"
+        autoComplete="off"
+        spellCheck={false}
+        {...input("action")}
+      />
+      <datalist id="audit-actions">
+        {KNOWN_ACTIONS.map((action) => (
+          <option key={action} value={action} />
+        ))}
+      </datalist>
+      <TextField label="Actor" hint="The id of a person or a service." autoComplete="off" spellCheck={false} {...input("actor")} />
+      <TextField label="Target" hint="The id of the record." autoComplete="off" spellCheck={false} {...input("target")} />
+      <TextField label="From" type="datetime-local" {...input("since")} />
+      <TextField label="Until" type="datetime-local" {...input("until")} />
+      <SelectField
+        label="Rows per page"
+        options={PAGE_SIZES.map((value) => ({ value, label: value }))}
+        value={rows}
+        onChange={(event) => setRows(event.currentTarget.value)}
+      />
+      <div className="form-row">
+        <SubmitButton busy={submission.busy}>Apply filters</SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+function Who({ type, id }: { type: string | null; id: string | null }) {
+  if (!id) return <span className="muted">—</span>;
+  const path = screenOf(type, id, hasScope);
+  const text = <code className="id">{id}</code>;
+  return path ? <Link to={path}>{text}</Link> : text;
+}
+
+function AuditTable({ rows }: { rows: AuditRow[] }) {
+  return (
+    <DataTable
+      caption="Audit events, newest first"
+      rows={rows}
+      rowKey={(row) => String(row.id)}
+      empty="No events match these filters."
+      columns={[
+        { header: "Time", rowHeader: true, cell: (row) => <time dateTime={row.occurred_at}>{formatTime(row.occurred_at)}</time> },
+        { header: "Action", cell: (row) => <code>{row.action}</code> },
+        { header: "Actor", cell: (row) => <Who type="user" id={row.actor} /> },
+        {
+          header: "Target",
+          cell: (row) =>
+            row.target ? (
+              <>
+                {row.targetType ? <span className="muted">{row.targetType} </span> : null}
+                <Who type={row.targetType} id={row.target} />
+              </>
+            ) : (
+              <span className="muted">—</span>
+            ),
+        },
+        { header: "Status", cell: (row) => <Status row={row} /> },
+        { header: "IP", cell: (row) => row.ip ?? <span className="muted">—</span> },
+        { header: "Detail", cell: (row) => <Detail row={row} /> },
+      ]}
+    />
+  );
+}
+
+function Status({ row }: { row: AuditRow }) {
+  const delivery = deliveryOf(row);
+  if (delivery) {
+    return <span className={delivery.delivered ? "tag ok" : "tag bad"}>{delivery.label}</span>;
+  }
+  const failed = row.status_code >= 400;
+  return <span className={failed ? "tag bad" : "tag"}>{row.status_code}</span>;
+}
+
+function Detail({ row }: { row: AuditRow }) {
+  const delivery = deliveryOf(row);
+  const { text, cut } = compactDetail(row);
+  return (
+    <div className="audit-detail">
+      {delivery?.uri ? (
+        <p>
+          to <code className="id">{delivery.uri}</code>
+        </p>
+      ) : null}
+      {text ? <p>{text}</p> : null}
+      {cut ? (
+        <details>
+          <summary>All details</summary>
+          <pre className="claim-json">{JSON.stringify(row.detail, null, 2)}</pre>
+        </details>
+      ) : null}
+    </div>
+  );
 }
