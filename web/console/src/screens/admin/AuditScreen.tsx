@@ -24,7 +24,7 @@ import {
 const FILTERS = ["action", "actor", "target", "since", "until"] as const;
 type Filter = (typeof FILTERS)[number];
 type Filters = Record<Filter, string>;
-const PAGE_SIZES = ["10", "25", "50", "100", "200"];
+const PAGE_SIZES = ["5", "10", "25", "50", "100", "200"];
 const DEFAULT_SIZE = "50";
 
 function filtersOf(query: URLSearchParams): Filters {

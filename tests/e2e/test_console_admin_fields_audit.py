@@ -1,0 +1,266 @@
+"""Profile fields and the audit log in the console (issue 8), through the browser only.
+
+The first administrator defines a mapped field from a preset and a custom field with a
+claim, watching the claim preview follow the typing; the provider's 422 shows next to
+``validators.pattern`` and ``claimScope``; a label is changed and a field deleted; the
+audit log is filtered by action and paged. The logout delivery tags are rendered from
+rows made by the dispatcher's own ``audit_entry`` (see the second test for why).
+
+The stack is shared by the whole test session, so keys and claim names carry a suffix of
+their own (a preset's key can exist only once per stack).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import msgspec
+import pytest
+from playwright.sync_api import Locator, Page, Route, expect
+
+from idp_common.repos.audit import AuditPage, AuditRead
+from idp_common.session_end import SessionEnded
+from logout_dispatcher.delivery import Attempt
+from logout_dispatcher.fanout import audit_entry
+from logout_dispatcher.recipients import Recipient
+from tests.harness.browser import PageLog
+from tests.harness.console import check_screen, create_first_admin, sign_in
+from tests.harness.stack import Stack
+
+pytestmark = pytest.mark.e2e
+
+FIELDS = "/console/admin/profile-fields"
+AUDIT_TABLE = "Audit events, newest first"
+
+
+def _preview(page: Page) -> Locator:
+    return page.get_by_role("region", name="Claim preview")
+
+
+def _field_rows(page: Page) -> Locator:
+    return page.get_by_role("region", name="Profile fields").get_by_role("row")
+
+
+def _audit_rows(page: Page) -> Locator:
+    """The data rows of the audit table (the header row left out)."""
+    return page.get_by_role("region", name=AUDIT_TABLE).locator("tbody tr")
+
+
+def _expect_field_error(field: Locator, message: str) -> None:
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_have_accessible_description(re.compile(re.escape(message)))
+
+
+def test_the_administrator_defines_fields_with_a_live_claim_preview_and_reads_the_audit_log(
+    stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
+) -> None:
+    """Fields from a preset and from scratch are created, listed, edited and deleted; the
+    preview follows the claim name; refused input is shown by its field; the audit log
+    lists the creations under an action filter and pages with a small page size."""
+    suffix = uuid.uuid4().hex[:6]
+    given, badge = f"given_name_{suffix}", f"badge_code_{suffix}"
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin, FIELDS)
+    expect(page.get_by_role("heading", level=1, name="Profile fields")).to_be_visible()
+    check_screen(page, "admin-fields-list", request)
+
+    # A mapped field from the preset given_name: choosing it fills the form.
+    page.get_by_role("link", name="New field").click()
+    expect(page.get_by_role("heading", level=1, name="New profile field")).to_be_visible()
+    expect(_preview(page)).to_contain_text("Not released as a claim.")
+    page.get_by_label("Start from a preset").select_option("given_name")
+    expect(page.get_by_label("Key", exact=True)).to_have_value("given_name")
+    expect(page.get_by_label("Label", exact=True)).to_have_value("Given name")
+    expect(page.get_by_label("Maximum length")).to_have_value("200")
+    expect(page.get_by_label("Claim name")).to_have_value("given_name")
+    expect(page.get_by_label("Claim scope")).to_have_value("profile")
+    expect(_preview(page)).to_contain_text(
+        'Released in the ID token and at userinfo when the scope "profile" is granted:'
+    )
+    expect(_preview(page).locator("pre")).to_have_text('{\n  "given_name": "Ada"\n}')
+    check_screen(page, "admin-fields-new-preset", request)
+    page.get_by_label("Key", exact=True).fill(given)
+    page.get_by_label("Claim name").fill(given)
+    expect(_preview(page).locator("pre")).to_contain_text(f'"{given}": "Example"')
+    page.get_by_role("button", name="Create field").click()
+    expect(page.get_by_text(f'Field "{given}" created.')).to_be_visible()
+    expect(_field_rows(page).filter(has_text=given)).to_contain_text(["Given name"])
+    expect(_field_rows(page).filter(has_text=given)).to_contain_text([f"{given} under profile"])
+
+    # A custom field: the preview follows the claim name as it is typed.
+    page.get_by_role("link", name="New field").click()
+    page.get_by_label("Key", exact=True).fill(badge)
+    page.get_by_label("Label", exact=True).fill("Badge code")
+    page.get_by_label("Pattern").fill("[A-Z")
+    claim = page.get_by_label("Claim name")
+    claim.press_sequentially("bad")
+    expect(_preview(page)).to_contain_text("Not released as a claim. Choose the scope that releases it.")
+
+    # Both refusals of the provider, each next to its field, and the summary.
+    page.get_by_role("button", name="Create field").click()
+    expect(page.get_by_role("alert")).to_be_visible()
+    _expect_field_error(page.get_by_label("Pattern"), "is not a valid regular expression")
+    _expect_field_error(page.get_by_label("Claim scope"), "is required when claimName is given")
+    expect(page.get_by_role("alert")).to_contain_text("validators.pattern")
+    check_screen(page, "admin-fields-new-errors", request)
+
+    page.get_by_label("Pattern").fill("[A-Z]{2}-[0-9]{4}")
+    page.get_by_label("Claim scope").select_option("profile")
+    expect(_preview(page).locator("pre")).to_have_text('{\n  "bad": "Example"\n}')
+    claim.press("End")
+    claim.press_sequentially(f"ge_{suffix}")
+    expect(_preview(page).locator("pre")).to_have_text(f'{{\n  "badge_{suffix}": "Example"\n}}')
+    page.get_by_label("Type").select_option("integer")
+    expect(page.get_by_label("Pattern")).to_have_count(0)
+    expect(_preview(page).locator("pre")).to_have_text(f'{{\n  "badge_{suffix}": 42\n}}')
+    page.get_by_label("Type").select_option("enum")
+    page.get_by_label("Permitted values").fill("green\nblue")
+    expect(_preview(page).locator("pre")).to_have_text(f'{{\n  "badge_{suffix}": "green"\n}}')
+    page.get_by_label("Type").select_option("string")
+    expect(page.get_by_label("Permitted values")).to_have_count(0)
+    page.get_by_role("button", name="Create field").click()
+    expect(page.get_by_text(f'Field "{badge}" created.')).to_be_visible()
+    expect(_field_rows(page).filter(has_text=badge)).to_contain_text([f"badge_{suffix} under profile"])
+
+    # The field's page: the fixed members read-only, a label changed.
+    page.get_by_role("link", name="Badge code").click()
+    expect(page.get_by_role("heading", level=1, name=f"Profile field: {badge}")).to_be_visible()
+    expect(page.get_by_label("Key", exact=True)).to_have_count(0)
+    expect(page.get_by_label("Pattern")).to_have_value("[A-Z]{2}-[0-9]{4}")
+    check_screen(page, "admin-fields-detail", request)
+    page.get_by_label("Label", exact=True).fill("Badge number")
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.get_by_text("Saved.", exact=True)).to_be_visible()
+    page.get_by_role("link", name="Back to the list").click()
+    expect(_field_rows(page).filter(has_text=badge)).to_contain_text(["Badge number"])
+
+    # Deleting asks first and says the values go with it.
+    page.get_by_role("link", name="Badge number").click()
+    page.get_by_role("button", name="Delete field").click()
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("Every person's value of")
+    check_screen(page, "admin-fields-delete-confirm", request)
+    dialog.get_by_role("button", name="Delete field and values").click()
+    expect(page.get_by_text(f'Field "{badge}" deleted, with every value of it.')).to_be_visible()
+    expect(_field_rows(page).filter(has_text=badge)).to_have_count(0)
+
+    # The audit log, filtered by action: the two creations, newest first.
+    page.get_by_role("navigation", name="Console").get_by_role("link", name="Audit log").click()
+    expect(page.get_by_role("heading", level=1, name="Audit log")).to_be_visible()
+    check_screen(page, "admin-audit-list", request)
+    page.get_by_label("Action").fill("profile_field.create")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(page).to_have_url(re.compile(r"[?&]action=profile_field\.create"))
+    rows = _audit_rows(page)
+    expect(rows.first).to_be_visible()
+    for action in rows.locator("td:nth-child(2)").all_inner_texts():
+        assert action == "profile_field.create"
+    expect(rows.nth(0)).to_contain_text(f"key: {badge}")
+    expect(rows.nth(1)).to_contain_text(f"key: {given}")
+    expect(rows.nth(0)).to_contain_text("201")
+    check_screen(page, "admin-audit-filtered", request)
+
+    # Paging: five a page, the next page older and disjoint, back to the first.
+    page.get_by_role("button", name="All events").click()
+    expect(page.get_by_label("Action")).to_have_value("")
+    page.get_by_label("Rows per page").select_option("5")
+    page.get_by_role("button", name="Apply filters").click()
+    expect(page).to_have_url(re.compile(r"[?&]limit=5"))
+    expect(rows).to_have_count(5)
+    first_page = rows.all_inner_texts()
+    oldest_first = rows.last.locator("time").get_attribute("datetime")
+    page.get_by_role("navigation", name="Pages").get_by_role("button", name="Next page").click()
+    expect(page).to_have_url(re.compile(r"[?&]cursor="))
+    expect(page.get_by_role("button", name="First page")).to_be_visible()
+    expect(rows.first).to_be_visible()
+    second_page = rows.all_inner_texts()
+    assert not set(first_page) & set(second_page)
+    newest_second = rows.first.locator("time").get_attribute("datetime")
+    assert newest_second and oldest_first and newest_second <= oldest_first
+    page.get_by_role("button", name="First page").click()
+    expect(page.get_by_role("button", name="First page")).to_have_count(0)
+    expect(page).not_to_have_url(re.compile(r"cursor="))
+    assert page_log.problems(expected_statuses=[422]) == []
+
+
+def _delivery_rows() -> bytes:
+    """A page of back-channel delivery rows as the dispatcher writes them and the admin
+    API answers them: ``audit_entry`` (logout_dispatcher.fanout) and ``AuditRead``."""
+    ended = SessionEnded(user_id=str(uuid.uuid4()), sid="sid-1", clients=[], reason="logout")
+    attempts = [
+        ("shop", "https://shop.example/backchannel", Attempt(status_code=200, elapsed_ms=35)),
+        ("crm", "https://crm.example/logout", Attempt(status_code=0, elapsed_ms=5000, error="timeout")),
+        ("wiki", "https://wiki.example/bcl", Attempt(status_code=500, elapsed_ms=12)),
+    ]
+    now = datetime.now(UTC)
+    items = []
+    for index, (client_id, uri, attempt) in enumerate(attempts):
+        entry = audit_entry(ended, Recipient(client_id=client_id, uri=uri), attempt)
+        items.append(
+            AuditRead(
+                id=1000 - index,
+                action=entry.action,
+                status_code=entry.status_code,
+                occurred_at=now - timedelta(seconds=index),
+                actor=entry.actor,
+                target_type=entry.target_type,
+                target=entry.target,
+                detail=entry.detail,
+            )
+        )
+    return msgspec.json.encode(AuditPage(items=items, next_cursor=None))
+
+
+def test_logout_deliveries_are_tagged_delivered_or_failed_at_a_glance(
+    stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
+) -> None:
+    """The "Logout deliveries" quick filter asks for the dispatcher's action and each row
+    says "delivered" or "failed (why)"; also the audit log on a phone.
+
+    A real delivery row needs a client with a back-channel URI that a browser session
+    reached, then a logout: through the browser alone that means the clients screen, a
+    sign-in to that client and a relying party answering, which this module does not own
+    (``tests/e2e/test_backchannel_*`` cover the rows themselves). So the browser's request
+    for those rows is answered with rows made by the dispatcher's own ``audit_entry`` and
+    encoded by the admin API's own ``AuditRead``: the screen reads the exact shape."""
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin, "/console/admin/audit")
+    asked: list[str] = []
+
+    def deliveries(route: Route) -> None:
+        url = route.request.url
+        if "action=POST+backchannel_logout" in url or "action=POST%20backchannel_logout" in url:
+            asked.append(url)
+            route.fulfill(status=200, content_type="application/json", body=_delivery_rows())
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"^https?://[^/]+/admin/audit\?"), deliveries)
+    quick = page.get_by_role("button", name="Logout deliveries")
+    expect(quick).to_have_attribute("aria-pressed", "false")
+    quick.click()
+    expect(quick).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_label("Action")).to_have_value("POST backchannel_logout")
+    rows = _audit_rows(page)
+    expect(rows).to_have_count(3)
+    assert asked
+    expect(rows.nth(0).locator(".tag.ok")).to_have_text("delivered")
+    expect(rows.nth(0)).to_contain_text("to https://shop.example/backchannel")
+    expect(rows.nth(1).locator(".tag.bad")).to_have_text("failed (timeout)")
+    expect(rows.nth(2).locator(".tag.bad")).to_have_text("failed (500)")
+    expect(rows.nth(1)).to_contain_text("service:logout-dispatcher")
+    expect(rows.nth(1)).to_contain_text("reason: logout")
+    check_screen(page, "admin-audit-deliveries", request)
+
+    # On a phone: the filters in one column, the table scrolls inside its region.
+    page.set_viewport_size({"width": 390, "height": 844})
+    nav = page.get_by_role("navigation", name="Console")
+    expect(nav).to_be_hidden()
+    page.get_by_role("button", name="Menu").click()
+    expect(nav.get_by_role("link", name="Audit log")).to_be_visible()
+    page.get_by_role("button", name="Menu").click()
+    expect(rows).to_have_count(3)
+    check_screen(page, "admin-audit-phone", request)
+    assert page_log.problems() == []
