@@ -1,5 +1,96 @@
-import { Screen } from "../../ui/Screen";
+/**
+ * "Password": `POST /entity/credentials/password` with the current and the new password
+ * (typed twice; the two are compared here before anything is sent). Needs a recent
+ * sign-in: an older one goes through sign-in and back here, and the person submits again.
+ * A change ends every session of the person, this one too: the screen says so and offers
+ * to sign in again.
+ */
+import { useState } from "react";
+import { post } from "../../api/client";
+import { beginSignIn, hasScope } from "../../auth/session";
+import { Panel, Screen } from "../../ui/Screen";
+import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { Notice } from "../../ui/table";
+
+function PasswordForm({ onChanged }: { onChanged: () => void }) {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [confirm, setConfirm] = useState("");
+  const submission = useSubmit(
+    async () => {
+      await post<void>("/entity/credentials/password", { currentPassword: current, newPassword: next });
+      onChanged();
+    },
+    () => {
+      const errors: Record<string, string> = {};
+      if (!current) errors.currentPassword = "Enter your current password.";
+      if (!next) errors.newPassword = "Enter a new password.";
+      if (next && confirm !== next) errors.confirmPassword = "The two new passwords are not the same.";
+      return errors;
+    },
+  );
+  return (
+    <Form submission={submission} label="Change your password">
+      <TextField
+        label="Current password"
+        error={submission.fieldError("currentPassword")}
+        type="password"
+        autoComplete="current-password"
+        value={current}
+        onChange={(event) => setCurrent(event.currentTarget.value)}
+      />
+      <TextField
+        label="New password"
+        hint="At least 8 characters; a few unusual words make a good one. Common passwords are refused."
+        error={submission.fieldError("newPassword")}
+        type="password"
+        autoComplete="new-password"
+        value={next}
+        onChange={(event) => setNext(event.currentTarget.value)}
+      />
+      <TextField
+        label="New password again"
+        error={submission.fieldError("confirmPassword")}
+        type="password"
+        autoComplete="new-password"
+        value={confirm}
+        onChange={(event) => setConfirm(event.currentTarget.value)}
+      />
+      <div className="form-row">
+        <SubmitButton busy={submission.busy} busyLabel="Changing…">
+          Change password
+        </SubmitButton>
+      </div>
+    </Form>
+  );
+}
 
 export function PasswordScreen(_props: { params: Record<string, string> }) {
-  return <Screen title="Password">{null}</Screen>;
+  const [changed, setChanged] = useState(false);
+  return (
+    <Screen
+      title="Password"
+      intro="Changing your password signs you out everywhere: on every device and in every application."
+    >
+      {changed ? (
+        <div className="done">
+          <Notice>
+            Your password was changed. Every session of yours has ended, this one too: sign in again with the
+            new password.
+          </Notice>
+          <button type="button" className="button primary" onClick={() => void beginSignIn("/console/")}>
+            Sign in again
+          </button>
+        </div>
+      ) : (
+        <Panel title="Change your password">
+          {hasScope("idp:account:write") ? (
+            <PasswordForm onChanged={() => setChanged(true)} />
+          ) : (
+            <p>Your account cannot change its password here.</p>
+          )}
+        </Panel>
+      )}
+    </Screen>
+  );
 }

@@ -1,5 +1,86 @@
+/**
+ * "My permissions": every scope the person holds and why (`GET /entity/permissions`, the
+ * shape of the admin `effective-scopes`): given directly, through a role, through a role of
+ * a group, or held by every person. Role and group names link to their administration
+ * screens for those who may read them.
+ */
+import type { ReactNode } from "react";
+import { get } from "../../api/client";
+import { hasScope } from "../../auth/session";
+import { Link } from "../../router";
 import { Screen } from "../../ui/Screen";
+import { Loaded, useLoad } from "../../ui/load";
+import { DataTable } from "../../ui/table";
+import type { EffectiveScope, ScopeSource } from "./api";
+
+function named(kind: "roles" | "groups", id: string, name: string): ReactNode {
+  return hasScope(`idp:${kind}:read`) ? <Link to={`/console/admin/${kind}/${encodeURIComponent(id)}`}>{name}</Link> : name;
+}
+
+function Source({ source }: { source: ScopeSource }) {
+  switch (source.kind) {
+    case "direct":
+      return <>Given to you directly</>;
+    case "default":
+      return <>Every person has it</>;
+    case "role":
+      return <>Through your role {named("roles", source.roleId, source.roleName)}</>;
+    case "group":
+      return (
+        <>
+          Through the role {named("roles", source.roleId, source.roleName)} of your group{" "}
+          {named("groups", source.groupId, source.groupName)}
+        </>
+      );
+  }
+}
+
+function sourceKey(source: ScopeSource): string {
+  switch (source.kind) {
+    case "role":
+      return `role:${source.roleId}`;
+    case "group":
+      return `group:${source.groupId}:${source.roleId}`;
+    default:
+      return source.kind;
+  }
+}
 
 export function PermissionsScreen(_props: { params: Record<string, string> }) {
-  return <Screen title="Permissions">{null}</Screen>;
+  const { state, reload } = useLoad(
+    (signal) => get<{ items: EffectiveScope[] }>("/entity/permissions", undefined, signal),
+    [],
+  );
+  return (
+    <Screen
+      title="My permissions"
+      intro="Every scope your account holds and where it comes from. An application receives only the scopes it asked for and was allowed."
+    >
+      <Loaded state={state} reload={reload} label="Loading your permissions…">
+        {(answer) => (
+          <DataTable
+            caption="Your scopes"
+            rows={answer.items}
+            rowKey={(item) => item.scope}
+            empty="Your account holds no scope."
+            columns={[
+              { header: "Scope", rowHeader: true, cell: (item) => <code>{item.scope}</code> },
+              {
+                header: "Why you have it",
+                cell: (item) => (
+                  <ul className="plain">
+                    {item.sources.map((source) => (
+                      <li key={sourceKey(source)}>
+                        <Source source={source} />
+                      </li>
+                    ))}
+                  </ul>
+                ),
+              },
+            ]}
+          />
+        )}
+      </Loaded>
+    </Screen>
+  );
 }

@@ -1,5 +1,177 @@
-import { Screen } from "../../ui/Screen";
+/**
+ * "Profile" (`/console/`): the person's built-in facts, their photo, and the profile fields
+ * that apply to them (`/entity/profile/schema`) as typed inputs. Saving sends only what
+ * changed (`PATCH /entity/profile`); a refused value is shown next to its field.
+ */
+import { useState } from "react";
+import { get, patch } from "../../api/client";
+import { hasScope } from "../../auth/session";
+import { Link } from "../../router";
+import { Panel, Screen } from "../../ui/Screen";
+import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { Loaded, useLoad } from "../../ui/load";
+import { Notice, formatTime } from "../../ui/table";
+import type { FieldValue, Profile, SchemaField } from "./api";
+import { PhotoPanel } from "./profile/PhotoPanel";
+import { type Draft, ProfileFieldInput, draftOf, valueOf } from "./profile/ProfileField";
+
+const DISPLAY_NAME = "displayName";
+const USERNAME = "username";
+
+/** The inputs' values for a profile: the built-ins and every field, by key. */
+function draftsOf(profile: Profile, schema: readonly SchemaField[]): Record<string, Draft> {
+  const drafts: Record<string, Draft> = {
+    [DISPLAY_NAME]: profile.displayName,
+    [USERNAME]: profile.username ?? "",
+  };
+  // A field keyed `username` wins over the built-in (docs/entity-api.md).
+  for (const field of schema) drafts[field.key] = draftOf(field, profile.fields[field.key]);
+  return drafts;
+}
+
+function ProfileForm({
+  profile,
+  schema,
+  onSaved,
+}: {
+  profile: Profile;
+  schema: readonly SchemaField[];
+  onSaved: (next: Profile) => void;
+}) {
+  const canWrite = hasScope("idp:account:write");
+  const ownUsername = schema.some((field) => field.key === USERNAME);
+  const [initial, setInitial] = useState(() => draftsOf(profile, schema));
+  const [drafts, setDrafts] = useState(initial);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const changes = (): Record<string, FieldValue> => {
+    const body: Record<string, FieldValue> = {};
+    for (const key of ownUsername ? [DISPLAY_NAME] : [DISPLAY_NAME, USERNAME]) {
+      const draft = drafts[key];
+      if (typeof draft === "string" && draft !== initial[key]) {
+        body[key] = key === USERNAME && draft.trim() === "" ? null : draft.trim();
+      }
+    }
+    for (const field of schema) {
+      const draft = drafts[field.key];
+      if (field.userWritable && draft !== undefined && draft !== initial[field.key]) {
+        body[field.key] = valueOf(field, draft);
+      }
+    }
+    return body;
+  };
+
+  const submission = useSubmit(async () => {
+    setNotice(null);
+    const body = changes();
+    if (Object.keys(body).length === 0) {
+      setNotice("There was nothing to save: no value was changed.");
+      return;
+    }
+    const saved = await patch<Profile>("/entity/profile", body);
+    const next = draftsOf(saved, schema);
+    setInitial(next);
+    setDrafts(next);
+    onSaved(saved);
+    setNotice("Saved.");
+  });
+
+  const set = (key: string) => (value: Draft) => {
+    setNotice(null);
+    setDrafts((current) => ({ ...current, [key]: value }));
+  };
+  const text = (key: string): string => {
+    const draft = drafts[key];
+    return typeof draft === "string" ? draft : "";
+  };
+
+  return (
+    <Form submission={submission} label="Your profile">
+      {notice ? <Notice>{notice}</Notice> : null}
+      <TextField
+        label="Display name"
+        hint="The name applications you sign in to show for you."
+        error={submission.fieldError(DISPLAY_NAME)}
+        type="text"
+        autoComplete="name"
+        value={text(DISPLAY_NAME)}
+        readOnly={!canWrite}
+        onChange={(event) => set(DISPLAY_NAME)(event.currentTarget.value)}
+      />
+      {ownUsername ? null : (
+        <TextField
+          label="Username"
+          hint="Optional. One word without spaces; no one else may have the same one. Leave it empty to have none."
+          error={submission.fieldError(USERNAME)}
+          type="text"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          value={text(USERNAME)}
+          readOnly={!canWrite}
+          onChange={(event) => set(USERNAME)(event.currentTarget.value)}
+        />
+      )}
+      {schema.map((field) => (
+        <ProfileFieldInput
+          key={field.key}
+          field={field}
+          draft={drafts[field.key] ?? draftOf(field, null)}
+          onChange={set(field.key)}
+          error={submission.fieldError(field.key)}
+          writable={canWrite && field.userWritable}
+        />
+      ))}
+      {canWrite ? (
+        <div className="form-row">
+          <SubmitButton busy={submission.busy}>Save profile</SubmitButton>
+        </div>
+      ) : (
+        <p className="hint">Your account can read its profile but not change it.</p>
+      )}
+    </Form>
+  );
+}
+
+function ProfileView({ loaded }: { loaded: { profile: Profile; schema: SchemaField[] } }) {
+  const [profile, setProfile] = useState(loaded.profile);
+  return (
+    <>
+      <Panel title="Sign-in facts">
+        <dl className="facts">
+          <dt>Email</dt>
+          <dd>
+            {profile.email}{" "}
+            {profile.emailVerified ? <span className="tag ok">verified</span> : <span className="tag bad">not verified</span>}{" "}
+            <Link to="/console/account/email">Change your email</Link>
+          </dd>
+          <dt>Account created</dt>
+          <dd>{formatTime(profile.createdAt)}</dd>
+          <dt>Last changed</dt>
+          <dd>{formatTime(profile.updatedAt)}</dd>
+        </dl>
+      </Panel>
+      <PhotoPanel picture={profile.picture} onChange={(picture) => setProfile((p) => ({ ...p, picture }))} />
+      <Panel title="About you">
+        <ProfileForm profile={loaded.profile} schema={loaded.schema} onSaved={setProfile} />
+      </Panel>
+    </>
+  );
+}
 
 export function ProfileScreen(_props: { params: Record<string, string> }) {
-  return <Screen title="Profile">{null}</Screen>;
+  const { state, reload } = useLoad(async (signal) => {
+    const [profile, schema] = await Promise.all([
+      get<Profile>("/entity/profile", undefined, signal),
+      get<{ items: SchemaField[] }>("/entity/profile/schema", undefined, signal),
+    ]);
+    return { profile, schema: schema.items };
+  }, []);
+  return (
+    <Screen title="Profile" intro="What applications you sign in to can learn about you, and your photo.">
+      <Loaded state={state} reload={reload} label="Loading your profile…">
+        {(loaded) => <ProfileView loaded={loaded} />}
+      </Loaded>
+    </Screen>
+  );
 }

@@ -1,0 +1,240 @@
+"""The console's self-service screens, "Your account" (issue 8, acceptance 2 and 5), in real
+Chromium through the proxy: profile (display name, a refused username next to its field,
+photo upload and removal), email change, password form checks, my permissions, connected
+applications, sessions (ending another browser's session signs it out), the authenticator
+(enrolled with a code from pyotp, recovery codes shown once) and face enrolment.
+
+Only the first administrator is created outside the browser; every other change is made
+on the screens. ``check_screen`` saves a screenshot and runs axe-core on every screen.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pyotp
+import pytest
+from PIL import Image
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.harness.browser import TIMEOUT_MS, PageLog
+from tests.harness.console import check_screen, create_first_admin, settle, sign_in
+from tests.harness.faces import FACES
+from tests.harness.stack import Stack
+
+pytestmark = pytest.mark.e2e
+
+
+def open_screen(page: Page, name: str) -> None:
+    """Follows a navigation entry (a console link: the tokens stay in memory)."""
+    page.get_by_role("navigation", name="Console").get_by_role("link", name=name, exact=True).click()
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    settle(page)
+
+
+def field_error(field: Locator, message: str | re.Pattern[str]) -> None:
+    """The field is marked invalid and its description carries the message."""
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_have_accessible_description(re.compile(message) if isinstance(message, str) else message)
+
+
+def test_profile_photo_email_password_permissions_and_connections(
+    stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The profile saves a changed display name and shows a refused username next to its
+    field; a photo uploads, shows and is removed; the email changes with the current
+    password (a wrong one is named); the password form compares the two new passwords
+    before sending; the permissions list the default self-service scopes; a phone shows
+    the navigation behind "Menu"."""
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin)
+    expect(page.get_by_role("heading", name="Profile", level=1)).to_be_visible()
+    check_screen(page, "account-profile", request)
+
+    # Display name: saved, and still there after moving away and back.
+    page.get_by_label("Display name").fill("Ada Console")
+    page.get_by_role("button", name="Save profile").click()
+    expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
+    open_screen(page, "Email")
+    open_screen(page, "Profile")
+    expect(page.get_by_label("Display name")).to_have_value("Ada Console")
+
+    # A username with a space: the API's 422 next to the field, the summary as an alert.
+    username = page.get_by_label("Username")
+    username.fill("two words")
+    page.get_by_role("button", name="Save profile").click()
+    expect(page.get_by_role("alert")).to_contain_text("username")
+    field_error(username, "without spaces")
+    check_screen(page, "account-profile-error", request)
+    username.fill("")
+
+    # Photo: upload a PNG, see it (loaded from the same origin under the CSP), remove it.
+    png = tmp_path / "me.png"
+    Image.new("RGB", (96, 96), (40, 110, 180)).save(png)
+    page.get_by_label("New photo").set_input_files(png)
+    page.get_by_role("button", name="Upload photo").click()
+    expect(page.get_by_role("status").filter(has_text="Photo saved.")).to_be_visible()
+    photo = page.get_by_role("img", name="Your photo")
+    expect(photo).to_be_visible()
+    expect(photo).to_have_attribute("src", re.compile(r"/media/avatars/[0-9a-f]{32}\.png$"))
+    page.wait_for_function("document.querySelector('img.photo')?.naturalWidth === 96")
+    check_screen(page, "account-profile-photo", request)
+    page.get_by_role("button", name="Remove photo").click()
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("Remove your photo?")
+    dialog.get_by_role("button", name="Remove photo").click()
+    expect(page.get_by_role("status").filter(has_text="Photo removed.")).to_be_visible()
+    expect(page.get_by_text("No photo yet.")).to_be_visible()
+    expect(photo).to_have_count(0)
+
+    # My permissions: the self-service scopes every person holds, and the admin's.
+    open_screen(page, "My permissions")
+    account_read = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="idp:account:read"))
+    expect(account_read).to_contain_text("Every person has it")
+    users_read = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="idp:users:read"))
+    expect(users_read).to_contain_text("Through your role")
+    check_screen(page, "account-permissions", request)
+
+    open_screen(page, "Connected applications")
+    check_screen(page, "account-connections", request)
+
+    # Email: a wrong current password is named; the right one changes the address.
+    open_screen(page, "Email")
+    new_email = admin.email.replace("admin-", "renamed-")
+    page.get_by_label("New email address").fill(new_email)
+    password = page.get_by_label("Current password")
+    password.fill("not the password at all")
+    page.get_by_role("button", name="Change email").click()
+    field_error(password, r"\S")
+    check_screen(page, "account-email-error", request)
+    password.fill(admin.password)
+    page.get_by_role("button", name="Change email").click()
+    expect(page.get_by_role("status").filter(has_text=f"is now {new_email}")).to_be_visible()
+    current = page.get_by_role("region", name="Current address")
+    expect(current).to_contain_text(new_email)
+    expect(current).to_contain_text("not verified")
+    check_screen(page, "account-email", request)
+
+    # Password: the two new passwords are compared before anything is sent.
+    open_screen(page, "Password")
+    page.get_by_label("Current password").fill(admin.password)
+    page.get_by_label("New password", exact=True).fill("a new passphrase of mine")
+    again = page.get_by_label("New password again")
+    again.fill("a different passphrase")
+    page.get_by_role("button", name="Change password").click()
+    field_error(again, "not the same")
+    check_screen(page, "account-password-error", request)
+
+    # A phone: the navigation opens from "Menu"; the profile is one column.
+    page.set_viewport_size({"width": 390, "height": 844})
+    nav = page.get_by_role("navigation", name="Console")
+    expect(nav).to_be_hidden()
+    page.get_by_role("button", name="Menu").click()
+    nav.get_by_role("link", name="Profile", exact=True).click()
+    expect(nav).to_be_hidden()
+    expect(page.get_by_label("Display name")).to_have_value("Ada Console")
+    check_screen(page, "account-phone-profile", request)
+
+    assert page_log.problems(expected_statuses=[422]) == []
+
+
+def test_sessions_and_authenticator(
+    stack: Stack, page: Page, page_log: PageLog, browser: Browser, request: pytest.FixtureRequest
+) -> None:
+    """A second browser signs in; the first ends that session on "Sessions" and the second,
+    on reload, is back on the hosted sign-in page. Then an authenticator is set up: the QR
+    code and the key are shown, a wrong code is named, a code from pyotp confirms it, the
+    recovery codes are shown once and the status is "On"."""
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin)
+    other_context = browser.new_context(locale="en-US", viewport={"width": 1024, "height": 768})
+    other_context.set_default_timeout(TIMEOUT_MS)
+    try:
+        other = other_context.new_page()
+        sign_in(other, stack, admin)
+
+        open_screen(page, "Sessions")
+        rows = page.get_by_role("table", name="Your sessions").locator("tbody tr")
+        expect(rows).to_have_count(2)
+        expect(rows.filter(has_text="This browser")).to_have_count(1)
+        check_screen(page, "account-sessions", request)
+
+        other_row = rows.filter(has_not_text="This browser")
+        other_row.get_by_role("button", name=re.compile(r"^End session")).click()
+        dialog = page.get_by_role("alertdialog")
+        expect(dialog).to_contain_text("End this session?")
+        check_screen(page, "account-sessions-confirm", request)
+        dialog.get_by_role("button", name="End session").click()
+        expect(page.get_by_role("status").filter(has_text="Session ended.")).to_be_visible()
+        expect(rows).to_have_count(1)
+        expect(rows.first).to_contain_text("This browser")
+
+        other.reload()
+        expect(other).to_have_url(re.compile(r"/auth/login\?challenge="))
+    finally:
+        other_context.close()
+
+    open_screen(page, "Authenticator")
+    status = page.get_by_role("region", name="Authenticator app")
+    expect(status).to_contain_text(re.compile(r"Status\s*Off"))
+    check_screen(page, "account-authenticator", request)
+    page.get_by_role("button", name="Set up an authenticator").click()
+    qr = page.get_by_role("img", name=re.compile(r"^QR code for .+"))
+    expect(qr).to_be_visible()
+    expect(qr).to_have_attribute("src", re.compile(r"^data:image/svg\+xml"))
+    secret = page.get_by_label("Or type this key into the app").input_value()
+    totp = pyotp.TOTP(secret)
+    check_screen(page, "account-authenticator-enrol", request)
+
+    code = page.get_by_label("Code from the app")
+    code.fill(totp.at(time.time() - 3600))
+    page.get_by_role("button", name="Confirm").click()
+    field_error(code, "current code")
+    code.fill(totp.now())
+    page.get_by_role("button", name="Confirm").click()
+    dialog = page.get_by_role("dialog", name="Your recovery codes")
+    codes = dialog.get_by_role("list", name="Recovery codes").get_by_role("listitem")
+    expect(codes).to_have_count(10)
+    expect(codes.first).to_have_text(re.compile(r"^\w{5}-\w{5}$"))
+    check_screen(page, "account-authenticator-codes", request)
+    dialog.get_by_role("button", name="I have saved it").click()
+    expect(dialog).to_have_count(0)
+    expect(status).to_contain_text(re.compile(r"Status\s*On"))
+    expect(status).to_contain_text(re.compile(r"Recovery codes left\s*10"))
+    expect(page.get_by_role("status").filter(has_text="The authenticator is on.")).to_be_visible()
+    check_screen(page, "account-authenticator-on", request)
+
+    assert page_log.problems(expected_statuses=[422]) == []
+
+
+@pytest.mark.face
+def test_face_enrolment(stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest) -> None:
+    """A photo with several faces is refused with the API's sentence next to the file input;
+    one face enrols ("On"); removing it turns it off again."""
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin, "/console/account/face")
+    expect(page.get_by_role("heading", name="Face sign-in", level=1)).to_be_visible()
+    panel = page.get_by_role("region", name="Your face")
+    expect(panel).to_contain_text(re.compile(r"Status\s*Off"))
+    check_screen(page, "account-face", request)
+
+    photo = page.get_by_label("Photo of your face")
+    photo.set_input_files(FACES / "obama_and_biden.jpg")
+    page.get_by_role("button", name="Enrol face").click()
+    field_error(photo, "faces were found")
+    check_screen(page, "account-face-error", request)
+
+    page.get_by_label("Photo of your face").set_input_files(FACES / "obama1.jpg")
+    page.get_by_role("button", name="Enrol face").click()
+    expect(page.get_by_role("status").filter(has_text="Your face is enrolled")).to_be_visible()
+    expect(panel).to_contain_text(re.compile(r"Status\s*On"))
+    check_screen(page, "account-face-on", request)
+
+    page.get_by_role("button", name="Remove face").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Remove face").click()
+    expect(page.get_by_role("status").filter(has_text="Your face was removed.")).to_be_visible()
+    expect(panel).to_contain_text(re.compile(r"Status\s*Off"))
+
+    assert page_log.problems(expected_statuses=[422]) == []

@@ -1,0 +1,152 @@
+/**
+ * One field of `/entity/profile/schema` as a typed input: text, number, checkbox, date,
+ * select, email, tel or url, with "required" in the label and the validators as a hint.
+ * A field the person may not change is a read-only input saying who manages it.
+ */
+import type { ReactNode } from "react";
+import { Checkbox, SelectField, TextField } from "../../../ui/form";
+import type { DataType, FieldValue, SchemaField } from "../api";
+
+/** What an input holds: text for every type but boolean. */
+export type Draft = string | boolean;
+
+const INPUT_TYPES: Record<Exclude<DataType, "boolean" | "enum">, string> = {
+  string: "text",
+  integer: "number",
+  date: "date",
+  email: "email",
+  phone: "tel",
+  url: "url",
+};
+
+/** The input's value for the API's value. */
+export function draftOf(field: SchemaField, value: FieldValue | undefined): Draft {
+  if (field.dataType === "boolean") return value === true;
+  return value === null || value === undefined ? "" : String(value);
+}
+
+/**
+ * The API's value for the input's value: empty is null (removes the value), an integer is
+ * sent as a number; text that is not one is sent as it is, so the API says what is wrong.
+ */
+export function valueOf(field: SchemaField, draft: Draft): FieldValue {
+  if (typeof draft === "boolean") return draft;
+  const text = field.dataType === "string" ? draft : draft.trim();
+  if (text === "") return null;
+  if (field.dataType === "integer" && /^-?\d+$/.test(text)) {
+    const number = Number(text);
+    if (Number.isSafeInteger(number)) return number;
+  }
+  return text;
+}
+
+/** The validators in words ("3 to 20 characters", "From 1 to 10"...). */
+export function hintOf(field: SchemaField): string[] {
+  const v = field.validators;
+  const hints: string[] = [];
+  if (v.minLength !== undefined && v.maxLength !== undefined) hints.push(`${v.minLength} to ${v.maxLength} characters.`);
+  else if (v.minLength !== undefined) hints.push(`At least ${v.minLength} characters.`);
+  else if (v.maxLength !== undefined) hints.push(`At most ${v.maxLength} characters.`);
+  if (field.dataType === "date") {
+    if (v.min !== undefined) hints.push(`Not before ${v.min}.`);
+    if (v.max !== undefined) hints.push(`Not after ${v.max}.`);
+  } else {
+    if (v.min !== undefined && v.max !== undefined) hints.push(`From ${v.min} to ${v.max}.`);
+    else if (v.min !== undefined) hints.push(`At least ${v.min}.`);
+    else if (v.max !== undefined) hints.push(`At most ${v.max}.`);
+  }
+  if (v.pattern) hints.push(`Must match the pattern ${v.pattern}`);
+  if (field.dataType === "phone") hints.push("Digits, with an optional +, spaces, ( ) and -.");
+  if (field.dataType === "url") hints.push("A full address starting with https://.");
+  if (field.unique) hints.push("No one else may have the same value.");
+  return hints;
+}
+
+function labelOf(field: SchemaField): ReactNode {
+  return field.required ? (
+    <>
+      {field.label} <span className="required">(required)</span>
+    </>
+  ) : (
+    field.label
+  );
+}
+
+function shown(draft: Draft): string {
+  if (typeof draft === "boolean") return draft ? "Yes" : "No";
+  return draft;
+}
+
+export function ProfileFieldInput({
+  field,
+  draft,
+  onChange,
+  error,
+  writable,
+}: {
+  field: SchemaField;
+  draft: Draft;
+  onChange: (next: Draft) => void;
+  error: string | undefined;
+  /** False also when the person's token cannot write at all. */
+  writable: boolean;
+}) {
+  const label = labelOf(field);
+  if (!writable) {
+    const hint = field.userWritable
+      ? "You can read this value but not change it here."
+      : "Your administrator manages this value.";
+    return <TextField label={label} hint={hint} error={error} type="text" value={shown(draft)} readOnly />;
+  }
+  const hints = hintOf(field);
+  const hint = hints.length ? hints.join(" ") : undefined;
+  if (field.dataType === "boolean") {
+    return (
+      <Checkbox
+        label={label}
+        hint={hint}
+        error={error}
+        checked={draft === true}
+        onChange={(event) => onChange(event.currentTarget.checked)}
+      />
+    );
+  }
+  const text = typeof draft === "string" ? draft : "";
+  if (field.dataType === "enum") {
+    const values = field.enumValues ?? [];
+    const options = [
+      { value: "", label: field.required ? "Choose one" : "None" },
+      ...values.map((value) => ({ value, label: value })),
+    ];
+    // A stored value the administrator has since removed from the list stays visible.
+    if (text && !values.includes(text)) options.push({ value: text, label: text });
+    return (
+      <SelectField
+        label={label}
+        hint={hint}
+        error={error}
+        options={options}
+        value={text}
+        required={field.required}
+        onChange={(event) => onChange(event.currentTarget.value)}
+      />
+    );
+  }
+  const v = field.validators;
+  const ranged = field.dataType === "integer" || field.dataType === "date";
+  return (
+    <TextField
+      label={label}
+      hint={hint}
+      error={error}
+      type={INPUT_TYPES[field.dataType]}
+      value={text}
+      required={field.required}
+      {...(field.dataType === "integer" ? { inputMode: "numeric" as const, step: 1 } : {})}
+      {...(ranged && v.min !== undefined ? { min: v.min } : {})}
+      {...(ranged && v.max !== undefined ? { max: v.max } : {})}
+      {...(!ranged && v.maxLength !== undefined ? { maxLength: v.maxLength } : {})}
+      onChange={(event) => onChange(event.currentTarget.value)}
+    />
+  );
+}
