@@ -28,7 +28,8 @@ BACKCHANNEL = "http://127.0.0.1:8765/backchannel-logout"
 
 def _open(page: Page, entry: str, heading: str) -> None:
     """Moves to a screen through the navigation (in-page, the tokens stay)."""
-    page.get_by_role("navigation", name="Console").get_by_role("link", name=entry, exact=True).click()
+    nav = page.get_by_role("navigation", name="Console")
+    nav.get_by_role("link", name=entry, exact=True).click()
     expect(page.get_by_role("heading", level=1, name=heading)).to_be_visible()
 
 
@@ -185,13 +186,15 @@ def test_an_administrator_builds_the_catalogue_in_the_browser(
     check_screen(page, "admin-catalogue-client-detail", request)
 
     page.get_by_role("button", name="Rotate secret").click()
-    page.get_by_role("alertdialog", name="Rotate the client secret?").get_by_role("button", name="Rotate").click()
+    confirm = page.get_by_role("alertdialog", name="Rotate the client secret?")
+    confirm.get_by_role("button", name="Rotate").click()
     rotated = page.get_by_role("dialog", name="The new client secret")
     new_secret = rotated.locator("dd code").nth(1).inner_text()
     assert len(new_secret) >= 32 and new_secret != secret
     check_screen(page, "admin-catalogue-client-rotated", request)
     rotated.get_by_role("button", name="I have saved it").click()
-    expect(page.get_by_role("status").filter(has_text="the old one no longer works")).to_be_visible()
+    replaced = page.get_by_role("status").filter(has_text="the old one no longer works")
+    expect(replaced).to_be_visible()
     expect(page.get_by_text(new_secret)).to_have_count(0)
 
     # The reloaded detail keeps the scopes (and still shows no secret).
