@@ -90,17 +90,21 @@ export function FormErrors({ submission }: { submission: Submission }) {
     );
   }
   const fields = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+  // With field errors, the summary lists their sentences (each is also shown at its
+  // field); the problem's own detail ("invalid value for: redirectUris[1]") is for programs.
   return (
     <div className="form-errors" role="alert" tabIndex={-1} ref={box}>
-      <p>{describeError(error)}</p>
+      {fields.length === 0 ? <p>{describeError(error)}</p> : null}
+      {fields.length === 1 ? <p>{fields[0]?.message}</p> : null}
       {fields.length > 1 ? (
-        <ul>
-          {fields.map((item) => (
-            <li key={`${item.field}:${item.message}`}>
-              <code>{item.field}</code>: {item.message}
-            </li>
-          ))}
-        </ul>
+        <>
+          <p>Some values need correcting:</p>
+          <ul>
+            {fields.map((item) => (
+              <li key={`${item.field}:${item.message}`}>{item.message}</li>
+            ))}
+          </ul>
+        </>
       ) : null}
     </div>
   );
