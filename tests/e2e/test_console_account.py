@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from pathlib import Path
 
 import pyotp
@@ -40,18 +41,67 @@ def field_error(field: Locator, message: str | re.Pattern[str]) -> None:
     expect(field).to_have_accessible_description(re.compile(message) if isinstance(message, str) else message)
 
 
+def define_field(
+    page: Page, key: str, label: str, data_type: str, *, writable: bool, bounds: tuple[str, str] | None = None
+) -> None:
+    """A global profile field made on the administration screen "Profile fields"."""
+    open_screen(page, "Profile fields")
+    page.get_by_role("link", name="New field").click()
+    page.get_by_label("Key", exact=True).fill(key)
+    page.get_by_label("Label", exact=True).fill(label)
+    page.get_by_label("Type").select_option(data_type)
+    page.get_by_label("The person can see it").check()
+    page.get_by_label("The person can change it").set_checked(writable)
+    if bounds:
+        page.get_by_label("Minimum", exact=True).fill(bounds[0])
+        page.get_by_label("Maximum", exact=True).fill(bounds[1])
+    page.get_by_role("button", name="Create field").click()
+    expect(page.get_by_text(f'Field "{key}" created.')).to_be_visible()
+
+
+def delete_field(page: Page, label: str) -> None:
+    open_screen(page, "Profile fields")
+    page.get_by_role("link", name=label, exact=True).click()
+    page.get_by_role("button", name="Delete field").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Delete field and values").click()
+    expect(page.get_by_text("deleted, with every value of it.")).to_be_visible()
+
+
 def test_profile_photo_email_password_permissions_and_connections(
     stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    """The profile saves a changed display name and shows a refused username next to its
-    field; a photo uploads, shows and is removed; the email changes with the current
+    """Profile fields defined on the administration screen show as typed inputs (a writable
+    integer with its bounds, a read-only one); a value out of range is refused at its field
+    and one in range saved. The profile saves a changed display name and shows a refused
+    username next to its field; a photo uploads, shows and is removed; the email changes with the current
     password (a wrong one is named); the password form compares the two new passwords
     before sending; the permissions list the default self-service scopes; a phone shows
     the navigation behind "Menu"."""
     admin = create_first_admin(stack)
-    sign_in(page, stack, admin)
+    sign_in(page, stack, admin, "/console/admin/profile-fields")
+    suffix = uuid.uuid4().hex[:6]
+    shoe, badge = f"shoe_size_{suffix}", f"badge_{suffix}"
+    define_field(page, shoe, f"Shoe size {suffix}", "integer", writable=True, bounds=("20", "50"))
+    define_field(page, badge, f"Badge {suffix}", "string", writable=False)
+
+    open_screen(page, "Profile")
     expect(page.get_by_role("heading", name="Profile", level=1)).to_be_visible()
     check_screen(page, "account-profile", request)
+
+    # A writable integer field: a number input with its bounds as a hint; the API's 422
+    # is shown at the field; a value in range is saved. A read-only field cannot be typed in.
+    shoe_input = page.get_by_label(f"Shoe size {suffix}")
+    expect(shoe_input).to_have_attribute("type", "number")
+    expect(shoe_input).to_have_accessible_description(re.compile("From 20 to 50"))
+    badge_input = page.get_by_label(f"Badge {suffix}")
+    expect(badge_input).not_to_be_editable()
+    expect(badge_input).to_have_accessible_description(re.compile("Your administrator manages this value"))
+    shoe_input.fill("51")
+    page.get_by_role("button", name="Save profile").click()
+    field_error(shoe_input, "must be at most 50")
+    shoe_input.fill("42")
+    page.get_by_role("button", name="Save profile").click()
+    expect(page.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
 
     # Display name: saved, and still there after moving away and back.
     page.get_by_label("Display name").fill("Ada Console")
@@ -60,12 +110,13 @@ def test_profile_photo_email_password_permissions_and_connections(
     open_screen(page, "Email")
     open_screen(page, "Profile")
     expect(page.get_by_label("Display name")).to_have_value("Ada Console")
+    expect(page.get_by_label(f"Shoe size {suffix}")).to_have_value("42")
 
     # A username with a space: the API's 422 next to the field, the summary as an alert.
     username = page.get_by_label("Username")
     username.fill("two words")
     page.get_by_role("button", name="Save profile").click()
-    expect(page.get_by_role("alert")).to_contain_text("username")
+    expect(page.get_by_role("alert")).to_contain_text("without spaces")
     field_error(username, "without spaces")
     check_screen(page, "account-profile-error", request)
     username.fill("")
@@ -136,6 +187,11 @@ def test_profile_photo_email_password_permissions_and_connections(
     expect(nav).to_be_hidden()
     expect(page.get_by_label("Display name")).to_have_value("Ada Console")
     check_screen(page, "account-phone-profile", request)
+
+    # The two fields go again, so other tests' profiles do not show them.
+    page.set_viewport_size({"width": 1024, "height": 768})
+    for label in (f"Shoe size {suffix}", f"Badge {suffix}"):
+        delete_field(page, label)
 
     assert page_log.problems(expected_statuses=[422]) == []
 

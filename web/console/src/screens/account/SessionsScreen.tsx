@@ -14,6 +14,51 @@ import { Loaded, useLoad } from "../../ui/load";
 import { type Column, DataTable, Notice, Pager, formatTime } from "../../ui/table";
 import type { SessionRead } from "./api";
 
+const BROWSERS: [RegExp, string][] = [
+  [/Edg(?:e|A|iOS)?\/(\d+)/, "Edge"],
+  [/OPR\/(\d+)/, "Opera"],
+  [/Firefox\/(\d+)/, "Firefox"],
+  [/(?:Headless)?Chrom(?:e|ium)\/(\d+)/, "Chrome"],
+  [/Version\/(\d+)[^ ]* (?:Mobile\/\S+ )?Safari\//, "Safari"],
+];
+
+const SYSTEMS: [RegExp, string][] = [
+  [/Windows NT/, "Windows"],
+  [/Android/, "Android"],
+  [/iPhone|iPad|iPod/, "iOS"],
+  [/Mac OS X/, "macOS"],
+  [/CrOS/, "ChromeOS"],
+  [/Linux/, "Linux"],
+];
+
+/** "Firefox 128 on Windows" from a User-Agent header, or null when it names neither. */
+function describeAgent(agent: string): string | null {
+  let browser: string | null = null;
+  for (const [pattern, name] of BROWSERS) {
+    const found = pattern.exec(agent);
+    if (found) {
+      browser = `${name} ${found[1] ?? ""}`.trim();
+      break;
+    }
+  }
+  const system = SYSTEMS.find(([pattern]) => pattern.test(agent))?.[1] ?? null;
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? system;
+}
+
+/** The browser in a few words; the whole header behind a disclosure. */
+function Agent({ agent }: { agent: string | null }) {
+  if (!agent) return <>—</>;
+  const short = describeAgent(agent);
+  if (!short) return <span className="user-agent">{agent}</span>;
+  return (
+    <details className="user-agent">
+      <summary>{short}</summary>
+      {agent}
+    </details>
+  );
+}
+
 function Applications({ session }: { session: SessionRead }) {
   if (session.applications.length === 0) return <span className="muted">None yet</span>;
   return (
@@ -51,7 +96,7 @@ export function SessionsScreen(_props: { params: Record<string, string> }) {
     },
     { header: "Last seen", cell: (s) => formatTime(s.lastSeen) },
     { header: "IP address", cell: (s) => s.ip ?? "—" },
-    { header: "Browser", cell: (s) => <span className="user-agent">{s.userAgent ?? "—"}</span> },
+    { header: "Browser", cell: (s) => <Agent agent={s.userAgent} /> },
     { header: "Applications reached", cell: (s) => <Applications session={s} /> },
   ];
   if (canWrite) {
