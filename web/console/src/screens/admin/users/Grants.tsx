@@ -1,0 +1,267 @@
+/**
+ * A person's roles, direct scopes and effective scopes (each scope with why it is held).
+ *
+ * There is no `GET /admin/users/{id}/roles` or `.../scopes`: both are read from
+ * `GET .../effective-scopes` (a role that holds no scope cannot be seen there).
+ */
+import { type ReactNode, useState } from "react";
+import { get, put } from "../../../api/client";
+import { hasScope, signedIn } from "../../../auth/session";
+import { Link } from "../../../router";
+import { Panel } from "../../../ui/Screen";
+import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../../ui/form";
+import { Loaded, useLoad } from "../../../ui/load";
+import { DataTable, Notice } from "../../../ui/table";
+import {
+  type ApiScope,
+  type EffectiveScope,
+  type Role,
+  type ScopeSource,
+  directScopes,
+  everyApiScope,
+  everyItem,
+  heldRoleIds,
+  userPath,
+} from "./model";
+
+interface Choices {
+  roles: Role[] | null;
+  scopes: ApiScope[] | null;
+}
+
+async function loadChoices(signal: AbortSignal): Promise<Choices> {
+  const [roles, scopes] = await Promise.all([
+    hasScope("idp:roles:read") ? everyItem<Role>("/admin/roles", signal) : Promise.resolve(null),
+    hasScope("idp:apis:read") ? everyApiScope(signal) : Promise.resolve(null),
+  ]);
+  return { roles, scopes };
+}
+
+function why(source: ScopeSource): ReactNode {
+  switch (source.kind) {
+    case "direct":
+      return "Given directly";
+    case "default":
+      return "Every user (self-service)";
+    case "role":
+      return (
+        <>
+          Role <Link to={`/console/admin/roles/${encodeURIComponent(source.roleId)}`}>{source.roleName}</Link>
+        </>
+      );
+    case "group":
+      return (
+        <>
+          Group <Link to={`/console/admin/groups/${encodeURIComponent(source.groupId)}`}>{source.groupName}</Link>{" "}
+          through role <Link to={`/console/admin/roles/${encodeURIComponent(source.roleId)}`}>{source.roleName}</Link>
+        </>
+      );
+  }
+}
+
+function sourceKey(source: ScopeSource): string {
+  if (source.kind === "role") return `role:${source.roleId}`;
+  if (source.kind === "group") return `group:${source.groupId}:${source.roleId}`;
+  return source.kind;
+}
+
+function EffectiveTable({ items }: { items: EffectiveScope[] }) {
+  return (
+    <DataTable
+      caption="Effective scopes"
+      rows={items}
+      rowKey={(item) => item.scope}
+      empty="This person holds no scope."
+      columns={[
+        { header: "Scope", rowHeader: true, cell: (item) => <code>{item.scope}</code> },
+        {
+          header: "Why",
+          cell: (item) => (
+            <ul className="users-why">
+              {item.sources.map((source) => (
+                <li key={sourceKey(source)}>{why(source)}</li>
+              ))}
+            </ul>
+          ),
+        },
+      ]}
+    />
+  );
+}
+
+function RolesForm({
+  userId,
+  roles,
+  held,
+  onSaved,
+}: {
+  userId: string;
+  roles: Role[];
+  held: string[];
+  onSaved: () => void;
+}) {
+  const [value, setValue] = useState(held);
+  const submission = useSubmit(async () => {
+    await put(`${userPath(userId)}/roles`, { roles: value });
+    onSaved();
+  });
+  return (
+    <Form submission={submission} label="Roles">
+      <CheckboxGroup
+        legend="Roles of this person"
+        hint={
+          signedIn()?.identity.sub === userId
+            ? "This is your own account: taking a role away also takes away your access through it. Only roles that hold at least one scope can be seen as given."
+            : "Only roles that hold at least one scope can be seen as given."
+        }
+        options={roles.map((role) => ({
+          value: role.id,
+          label: role.name,
+          ...(role.description ? { hint: role.description } : {}),
+        }))}
+        value={value}
+        onChange={setValue}
+        error={value.map((_, i) => submission.fieldError(`roles[${i}]`)).find(Boolean)}
+      />
+      <div className="form-row">
+        <SubmitButton busy={submission.busy}>Save roles</SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+function ScopesForm({
+  userId,
+  scopes,
+  held,
+  onSaved,
+}: {
+  userId: string;
+  scopes: ApiScope[];
+  held: string[];
+  onSaved: () => void;
+}) {
+  const [value, setValue] = useState(held);
+  const known = new Set(scopes.map((scope) => scope.value));
+  // A held scope outside the list (should not happen) stays a choice, so saving keeps it.
+  const options = [
+    ...scopes.map((scope) => ({ value: scope.value, label: <code>{scope.value}</code>, hint: scope.description })),
+    ...held.filter((v) => !known.has(v)).map((v) => ({ value: v, label: <code>{v}</code> })),
+  ];
+  const submission = useSubmit(async () => {
+    await put(`${userPath(userId)}/scopes`, { scopes: value });
+    onSaved();
+  });
+  return (
+    <Form submission={submission} label="Direct scopes">
+      <CheckboxGroup
+        legend="Scopes given directly"
+        hint="Granted to this person alone, besides what their roles and groups give."
+        options={options}
+        value={value}
+        onChange={setValue}
+        error={value.map((_, i) => submission.fieldError(`scopes[${i}]`)).find(Boolean)}
+      />
+      <div className="form-row">
+        <SubmitButton busy={submission.busy}>Save direct scopes</SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+function Names({ values, empty }: { values: ReactNode[]; empty: string }) {
+  if (values.length === 0) return <p className="empty">{empty}</p>;
+  return (
+    <ul className="users-names">
+      {values.map((value, i) => (
+        <li key={i}>{value}</li>
+      ))}
+    </ul>
+  );
+}
+
+export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean }) {
+  const effective = useLoad(
+    (signal) => get<{ items: EffectiveScope[] }>(`${userPath(userId)}/effective-scopes`, undefined, signal),
+    [userId],
+  );
+  const choices = useLoad(loadChoices, []);
+  const [notice, setNotice] = useState<{ panel: "roles" | "scopes"; text: string } | null>(null);
+  const saved = (panel: "roles" | "scopes", text: string) => () => {
+    setNotice({ panel, text });
+    effective.reload();
+  };
+  return (
+    <Loaded state={effective.state} reload={effective.reload} label="Loading permissions…">
+      {({ items }) => {
+        const roleIds = heldRoleIds(items);
+        const direct = directScopes(items);
+        const roleNames = new Map<string, string>();
+        for (const item of items) {
+          for (const s of item.sources) if (s.kind === "role") roleNames.set(s.roleId, s.roleName);
+        }
+        const readOnlyRoles = (
+          <Names
+            values={[...roleNames].map(([id, name]) => (
+              <Link to={`/console/admin/roles/${encodeURIComponent(id)}`}>{name}</Link>
+            ))}
+            empty="No roles."
+          />
+        );
+        const readOnlyScopes = <Names values={direct.map((v) => <code>{v}</code>)} empty="No direct scopes." />;
+        return (
+          <>
+            <Panel title="Roles" id="user-roles">
+              {canWrite ? (
+                <Loaded state={choices.state} reload={choices.reload} label="Loading roles…">
+                  {({ roles }) =>
+                    roles ? (
+                      <RolesForm
+                        key={roleIds.join(",")}
+                        userId={userId}
+                        roles={roles}
+                        held={roleIds}
+                        onSaved={saved("roles", "Roles saved.")}
+                      />
+                    ) : (
+                      readOnlyRoles
+                    )
+                  }
+                </Loaded>
+              ) : (
+                readOnlyRoles
+              )}
+              {notice?.panel === "roles" ? <Notice>{notice.text}</Notice> : null}
+            </Panel>
+            <Panel title="Direct scopes" id="user-scopes">
+              {canWrite ? (
+                <Loaded state={choices.state} reload={choices.reload} label="Loading scopes…">
+                  {({ scopes }) =>
+                    scopes ? (
+                      <ScopesForm
+                        key={direct.join(",")}
+                        userId={userId}
+                        scopes={scopes}
+                        held={direct}
+                        onSaved={saved("scopes", "Direct scopes saved.")}
+                      />
+                    ) : (
+                      readOnlyScopes
+                    )
+                  }
+                </Loaded>
+              ) : (
+                readOnlyScopes
+              )}
+              {notice?.panel === "scopes" ? <Notice>{notice.text}</Notice> : null}
+            </Panel>
+            <Panel title="Effective scopes" id="user-effective">
+              <p className="hint">Every scope this person holds, and where each comes from.</p>
+              <EffectiveTable items={items} />
+            </Panel>
+          </>
+        );
+      }}
+    </Loaded>
+  );
+}

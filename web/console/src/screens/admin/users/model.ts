@@ -1,0 +1,108 @@
+/**
+ * Wire shapes of `/admin/users` (services/admin: `UserRead`, `EffectiveScope`, `RoleRead`,
+ * `ScopeRead`, `ProfileFieldRead`) and the few reads that collect every page of a list.
+ */
+import { get, type Page } from "../../../api/client";
+
+export interface User {
+  id: string;
+  email: string;
+  username: string | null;
+  displayName: string;
+  emailVerified: boolean;
+  disabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ScopeSource =
+  | { kind: "direct" }
+  | { kind: "default" }
+  | { kind: "role"; roleId: string; roleName: string }
+  | { kind: "group"; groupId: string; groupName: string; roleId: string; roleName: string };
+
+export interface EffectiveScope {
+  scope: string;
+  sources: ScopeSource[];
+}
+
+export interface Role {
+  id: string;
+  name: string;
+  description: string;
+  scopes: string[];
+}
+
+export interface ApiScope {
+  id: string;
+  value: string;
+  description: string;
+}
+
+export type DataType = "string" | "integer" | "boolean" | "date" | "enum" | "email" | "phone" | "url";
+
+export interface ProfileField {
+  id: string;
+  key: string;
+  label: string;
+  dataType: DataType;
+  required: boolean;
+  enumValues: string[] | null;
+  displayOrder: number;
+}
+
+export type ProfileValue = string | number | boolean | null;
+
+export const userPath = (id: string): string => `/admin/users/${encodeURIComponent(id)}`;
+
+/** Every item of a paged list (`{items, nextCursor}`), 200 at a time, at most 50 pages. */
+export async function everyItem<T>(path: string, signal?: AbortSignal): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  for (let round = 0; round < 50; round += 1) {
+    const page: Page<T> = await get<Page<T>>(path, { limit: 200, cursor }, signal);
+    items.push(...page.items);
+    cursor = page.nextCursor;
+    if (!cursor) break;
+  }
+  return items;
+}
+
+/** Every scope of every resource API (`idp` included), by value. */
+export async function everyApiScope(signal?: AbortSignal): Promise<ApiScope[]> {
+  const apis = await everyItem<{ id: string }>("/admin/apis", signal);
+  const lists = await Promise.all(
+    apis.map((api) => everyItem<ApiScope>(`/admin/apis/${encodeURIComponent(api.id)}/scopes`, signal)),
+  );
+  return lists.flat().sort((a, b) => a.value.localeCompare(b.value));
+}
+
+/**
+ * The roles the person holds, as far as the API tells: there is no `GET .../roles`, so
+ * they are read from the effective scopes (a role that holds no scope does not show).
+ */
+export function heldRoleIds(effective: readonly EffectiveScope[]): string[] {
+  const ids = new Set<string>();
+  for (const item of effective) {
+    for (const source of item.sources) if (source.kind === "role") ids.add(source.roleId);
+  }
+  return [...ids];
+}
+
+/** The direct grants, read from the effective scopes. */
+export function directScopes(effective: readonly EffectiveScope[]): string[] {
+  return effective.filter((item) => item.sources.some((s) => s.kind === "direct")).map((item) => item.scope);
+}
+
+/** A notice carried to the next screen (after a delete, the list says so). */
+let carried: string | null = null;
+
+export function carryNotice(text: string): void {
+  carried = text;
+}
+
+export function takeCarried(): string | null {
+  const text = carried;
+  carried = null;
+  return text;
+}
