@@ -163,11 +163,27 @@ function FilterForm({ filters, size }: { filters: Filters; size: string }) {
   );
 }
 
-function Who({ type, id }: { type: string | null; id: string | null }) {
+/**
+ * An id in a cell: its first characters (the whole id in the tooltip and the link), a link
+ * to the record's screen when there is one, and a button that filters the log by it.
+ */
+function Who({ type, id, filter }: { type: string | null; id: string | null; filter: "actor" | "target" }) {
   if (!id) return <span className="muted">—</span>;
   const path = screenOf(type, id, hasScope);
-  const text = <code className="id">{id}</code>;
-  return path ? <Link to={path}>{text}</Link> : text;
+  const short = /^[0-9a-f-]{36}$/i.test(id) ? `${id.slice(0, 8)}…` : id;
+  const text = (
+    <code className="id" title={id}>
+      {short}
+    </code>
+  );
+  return (
+    <span className="audit-id">
+      {path ? <Link to={path}>{text}</Link> : text}{" "}
+      <button type="button" className="button link" onClick={() => setQuery({ [filter]: id, cursor: null })}>
+        filter<span className="visually-hidden"> by {filter} {id}</span>
+      </button>
+    </span>
+  );
 }
 
 function AuditTable({ rows }: { rows: AuditRow[] }) {
@@ -180,20 +196,20 @@ function AuditTable({ rows }: { rows: AuditRow[] }) {
       columns={[
         { header: "Time", rowHeader: true, cell: (row) => <time dateTime={row.occurred_at}>{formatTime(row.occurred_at)}</time> },
         { header: "Action", cell: (row) => <code>{row.action}</code> },
-        { header: "Actor", cell: (row) => <Who type="user" id={row.actor} /> },
+        { header: "Status", cell: (row) => <Status row={row} /> },
+        { header: "Actor", cell: (row) => <Who type="user" id={row.actor} filter="actor" /> },
         {
           header: "Target",
           cell: (row) =>
             row.target ? (
               <>
                 {row.targetType ? <span className="muted">{row.targetType} </span> : null}
-                <Who type={row.targetType} id={row.target} />
+                <Who type={row.targetType} id={row.target} filter="target" />
               </>
             ) : (
               <span className="muted">—</span>
             ),
         },
-        { header: "Status", cell: (row) => <Status row={row} /> },
         { header: "IP", cell: (row) => row.ip ?? <span className="muted">—</span> },
         { header: "Detail", cell: (row) => <Detail row={row} /> },
       ]}

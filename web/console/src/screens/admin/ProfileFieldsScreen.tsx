@@ -37,7 +37,8 @@ export function ProfileFieldsScreen(_props: { params: Record<string, string> }) 
   const created = query.get("created");
   const deleted = query.get("deleted");
   const { state, reload } = useLoad(
-    (signal) => get<Page<ProfileField>>("/admin/profile-fields", { cursor }, signal),
+    // Pages of 200: a provider rarely has more fields, so the whole list is usually one page.
+    (signal) => get<Page<ProfileField>>("/admin/profile-fields", { cursor, limit: 200 }, signal),
     [cursor],
   );
   return (
