@@ -96,7 +96,9 @@ def test_the_administrator_defines_fields_with_a_live_claim_preview_and_reads_th
     page.get_by_label("Pattern").fill("[A-Z")
     claim = page.get_by_label("Claim name")
     claim.press_sequentially("bad")
-    expect(_preview(page)).to_contain_text("Not released as a claim. Choose the scope that releases it.")
+    expect(_preview(page)).to_contain_text(
+        "Not released as a claim. Choose the scope that releases it."
+    )
 
     # Both refusals of the provider, each next to its field, and the summary.
     page.get_by_role("button", name="Create field").click()
@@ -122,7 +124,9 @@ def test_the_administrator_defines_fields_with_a_live_claim_preview_and_reads_th
     expect(page.get_by_label("Permitted values")).to_have_count(0)
     page.get_by_role("button", name="Create field").click()
     expect(page.get_by_text(f'Field "{badge}" created.')).to_be_visible()
-    expect(_field_rows(page).filter(has_text=badge)).to_contain_text([f"badge_{suffix} under profile"])
+    expect(_field_rows(page).filter(has_text=badge)).to_contain_text(
+        [f"badge_{suffix} under profile"]
+    )
     check_screen(page, "admin-fields-list-filled", request)
 
     # The field's page: the fixed members read-only, a label changed.
@@ -192,7 +196,11 @@ def _delivery_rows() -> bytes:
     ended = SessionEnded(user_id=str(uuid.uuid4()), sid="sid-1", clients=[], reason="logout")
     attempts = [
         ("shop", "https://shop.example/backchannel", Attempt(status_code=200, elapsed_ms=35)),
-        ("crm", "https://crm.example/logout", Attempt(status_code=0, elapsed_ms=5000, error="timeout")),
+        (
+            "crm",
+            "https://crm.example/logout",
+            Attempt(status_code=0, elapsed_ms=5000, error="timeout"),
+        ),
         ("wiki", "https://wiki.example/bcl", Attempt(status_code=500, elapsed_ms=12)),
     ]
     now = datetime.now(UTC)
