@@ -38,7 +38,9 @@ def _confirm(page: Page, button: str, title: str, confirm: str) -> None:
 
 def _effective_row(page: Page, scope: str) -> Locator:
     table = page.get_by_role("region", name="Effective scopes")
-    return table.get_by_role("row").filter(has=page.get_by_role("rowheader", name=scope, exact=True))
+    return table.get_by_role("row").filter(
+        has=page.get_by_role("rowheader", name=scope, exact=True)
+    )
 
 
 def _create(page: Page, person: Person, password: str, display_name: str) -> Locator:
@@ -123,7 +125,9 @@ def test_an_administrator_manages_a_user_through_the_console(
     expect(page.get_by_role("status").filter(has_text="Roles saved.")).to_be_visible()
     expect(_effective_row(page, "idp:users:write")).to_contain_text("Role administrator")
     expect(_effective_row(page, "idp:account:read")).to_contain_text("Every user (self-service)")
-    expect(page.get_by_role("form", name="Roles").get_by_role("checkbox", name="administrator")).to_be_checked()
+    expect(
+        page.get_by_role("form", name="Roles").get_by_role("checkbox", name="administrator")
+    ).to_be_checked()
     check_screen(page, "admin-users-effective-scopes", request)
 
     # The role taken back, a direct scope given instead.
@@ -137,14 +141,18 @@ def test_an_administrator_manages_a_user_through_the_console(
     expect(page.get_by_role("status").filter(has_text="Direct scopes saved.")).to_be_visible()
     expect(_effective_row(page, "idp:apis:write")).to_contain_text("Given directly")
     expect(
-        page.get_by_role("form", name="Direct scopes").get_by_role("checkbox", name="idp:apis:write")
+        page.get_by_role("form", name="Direct scopes").get_by_role(
+            "checkbox", name="idp:apis:write"
+        )
     ).to_be_checked()
 
     # A new password: the policy first, then one it accepts.
     new_password = new_person().password
     page.get_by_label("New password").fill("password")
     _confirm(page, "Set password", "Set a new password?", "Set password")
-    expect(page.get_by_label("New password")).to_have_accessible_description(re.compile("too common"))
+    expect(page.get_by_label("New password")).to_have_accessible_description(
+        re.compile("too common")
+    )
     page.get_by_label("New password").fill(new_password)
     _confirm(page, "Set password", "Set a new password?", "Set password")
     expect(page.get_by_role("status").filter(has_text="Password set.")).to_be_visible()
@@ -164,7 +172,9 @@ def test_an_administrator_manages_a_user_through_the_console(
         expect(dialog).to_be_visible()
         check_screen(page, "admin-users-confirm-end-sessions", request)
         dialog.get_by_role("button", name="End all sessions").click()
-        expect(page.get_by_role("status").filter(has_text="Every session of this person has ended.")).to_be_visible()
+        expect(
+            page.get_by_role("status").filter(has_text="Every session of this person has ended.")
+        ).to_be_visible()
         theirs.reload()
         expect(theirs).to_have_url(SIGN_IN_PAGE)
     finally:
@@ -179,7 +189,9 @@ def test_an_administrator_manages_a_user_through_the_console(
     assert page_log.problems(expected_statuses=[409, 422]) == []
 
 
-def _new_field(page: Page, key: str, label: str, data_type: str, pattern: str | None = None) -> None:
+def _new_field(
+    page: Page, key: str, label: str, data_type: str, pattern: str | None = None
+) -> None:
     """A profile field made on the console's own Profile fields screen."""
     page.get_by_role("link", name="New field").click()
     page.get_by_label("Key", exact=True).fill(key)
@@ -202,7 +214,9 @@ def test_profile_values_are_typed_and_refused_next_to_their_field(
     _new_field(page, "badge_code", "Badge code", "string", pattern="[A-Z]{2}-[0-9]{4}")
     _new_field(page, "on_call", "On call", "boolean")
 
-    page.get_by_role("navigation", name="Console").get_by_role("link", name="Users", exact=True).click()
+    page.get_by_role("navigation", name="Console").get_by_role(
+        "link", name="Users", exact=True
+    ).click()
     page.get_by_role("region", name="User list").get_by_role("link", name=admin.email).click()
     values = page.get_by_role("form", name="Profile values")
     floor = values.get_by_label("Desk floor")
@@ -234,5 +248,7 @@ def test_profile_values_are_typed_and_refused_next_to_their_field(
     values.get_by_role("button", name="Save profile values").click()
     expect(values.get_by_role("status")).to_have_text("Saved.")
     page.reload()
-    expect(page.get_by_role("form", name="Profile values").get_by_label("Desk floor")).to_have_value("")
+    expect(
+        page.get_by_role("form", name="Profile values").get_by_label("Desk floor")
+    ).to_have_value("")
     assert page_log.problems(expected_statuses=[422]) == []
