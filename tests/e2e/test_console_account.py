@@ -1,8 +1,10 @@
 """The console's self-service screens, "Your account" (issue 8, acceptance 2 and 5), in real
-Chromium through the proxy: profile (display name, a refused username next to its field,
-photo upload and removal), email change, password form checks, my permissions, connected
-applications, sessions (ending another browser's session signs it out), the authenticator
-(enrolled with a code from pyotp, recovery codes shown once) and face enrolment.
+Chromium through the proxy: profile (typed fields defined on the Profile fields screen, a
+read-only one, display name, a refused value next to its field, photo upload and removal),
+email change, password form checks, my permissions, connected applications (an app
+approved on the consent page, then withdrawn), sessions (ending another browser's session
+signs it out), the authenticator (enrolled with a code from pyotp, recovery codes shown
+once) and face enrolment.
 
 Only the first administrator is created outside the browser; every other change is made
 on the screens. ``check_screen`` saves a screenshot and runs axe-core on every screen.
@@ -10,10 +12,14 @@ on the screens. ``check_screen`` saves a screenshot and runs axe-core on every s
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
+import secrets
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pyotp
 import pytest
@@ -21,7 +27,14 @@ from PIL import Image
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.harness.browser import TIMEOUT_MS, PageLog
-from tests.harness.console import check_screen, create_first_admin, settle, sign_in
+from tests.harness.callback_app import callback_server
+from tests.harness.console import (
+    check_screen,
+    create_first_admin,
+    settle,
+    sign_in,
+    wait_for_console,
+)
 from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 
@@ -30,7 +43,9 @@ pytestmark = pytest.mark.e2e
 
 def open_screen(page: Page, name: str) -> None:
     """Follows a navigation entry (a console link: the tokens stay in memory)."""
-    page.get_by_role("navigation", name="Console").get_by_role("link", name=name, exact=True).click()
+    page.get_by_role("navigation", name="Console").get_by_role(
+        "link", name=name, exact=True
+    ).click()
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     settle(page)
 
@@ -38,11 +53,19 @@ def open_screen(page: Page, name: str) -> None:
 def field_error(field: Locator, message: str | re.Pattern[str]) -> None:
     """The field is marked invalid and its description carries the message."""
     expect(field).to_have_attribute("aria-invalid", "true")
-    expect(field).to_have_accessible_description(re.compile(message) if isinstance(message, str) else message)
+    expect(field).to_have_accessible_description(
+        re.compile(message) if isinstance(message, str) else message
+    )
 
 
 def define_field(
-    page: Page, key: str, label: str, data_type: str, *, writable: bool, bounds: tuple[str, str] | None = None
+    page: Page,
+    key: str,
+    label: str,
+    data_type: str,
+    *,
+    writable: bool,
+    bounds: tuple[str, str] | None = None,
 ) -> None:
     """A global profile field made on the administration screen "Profile fields"."""
     open_screen(page, "Profile fields")
@@ -67,16 +90,53 @@ def delete_field(page: Page, label: str) -> None:
     expect(page.get_by_text("deleted, with every value of it.")).to_be_visible()
 
 
+def connect_an_application(page: Page, stack: Stack, callback: str) -> str:
+    """A third-party client made on the Clients screen, approved by the signed-in person on
+    the consent page (``callback``: its redirect URI, a tiny server); answers its name."""
+    name = f"Notes {uuid.uuid4().hex[:6]}"
+    new_client = page.get_by_role("form", name="New client")
+    new_client.get_by_label("Name").fill(name)
+    new_client.get_by_label("Redirect URIs", exact=True).fill(callback)
+    new_client.get_by_role("button", name="Create client").click()
+    reveal = page.get_by_role("dialog", name="Client created: its secret")
+    client_id = reveal.locator("dd code").first.inner_text()
+    reveal.get_by_role("button", name="I have saved it").click()
+    scopes = page.get_by_role("group", name="Scopes the client may request")
+    for scope in ("openid", "profile"):
+        scopes.get_by_label(scope, exact=True).check()
+    page.get_by_role("button", name="Save scopes").click()
+    expect(page.get_by_role("status").filter(has_text="Scopes saved.")).to_be_visible()
+
+    verifier = secrets.token_urlsafe(48)
+    challenge = (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    )
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": callback,
+        "scope": "openid profile",
+        "state": "connect",
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+    }
+    page.goto(f"{stack.proxy_url}/oauth2/authorize?{urlencode(query)}")
+    expect(page.get_by_role("heading", name=re.compile(f"Allow {name}"))).to_be_visible()
+    page.get_by_role("button", name="Allow").click()
+    page.wait_for_url(re.compile(re.escape(callback) + r"\?code="))
+    return name
+
+
 def test_profile_photo_email_password_permissions_and_connections(
     stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     """Profile fields defined on the administration screen show as typed inputs (a writable
     integer with its bounds, a read-only one); a value out of range is refused at its field
     and one in range saved. The profile saves a changed display name and shows a refused
-    username next to its field; a photo uploads, shows and is removed; the email changes with the current
-    password (a wrong one is named); the password form compares the two new passwords
-    before sending; the permissions list the default self-service scopes; a phone shows
-    the navigation behind "Menu"."""
+    username next to its field; a photo uploads, shows and is removed; the email changes
+    with the current password (a wrong one is named); the password form compares the two
+    new passwords before sending; the permissions list the default self-service scopes; a
+    phone shows the navigation behind "Menu"."""
     admin = create_first_admin(stack)
     sign_in(page, stack, admin, "/console/admin/profile-fields")
     suffix = uuid.uuid4().hex[:6]
@@ -95,7 +155,9 @@ def test_profile_photo_email_password_permissions_and_connections(
     expect(shoe_input).to_have_accessible_description(re.compile("From 20 to 50"))
     badge_input = page.get_by_label(f"Badge {suffix}")
     expect(badge_input).not_to_be_editable()
-    expect(badge_input).to_have_accessible_description(re.compile("Your administrator manages this value"))
+    expect(badge_input).to_have_accessible_description(
+        re.compile("Your administrator manages this value")
+    )
     shoe_input.fill("51")
     page.get_by_role("button", name="Save profile").click()
     field_error(shoe_input, "must be at most 50")
@@ -142,14 +204,19 @@ def test_profile_photo_email_password_permissions_and_connections(
 
     # My permissions: the self-service scopes every person holds, and the admin's.
     open_screen(page, "My permissions")
-    account_read = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="idp:account:read"))
+    account_read = page.get_by_role("row").filter(
+        has=page.get_by_role("rowheader", name="idp:account:read")
+    )
     expect(account_read).to_contain_text("Every person has it")
-    users_read = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name="idp:users:read"))
+    users_read = page.get_by_role("row").filter(
+        has=page.get_by_role("rowheader", name="idp:users:read")
+    )
     expect(users_read).to_contain_text("Through your role")
     check_screen(page, "account-permissions", request)
 
     open_screen(page, "Connected applications")
-    check_screen(page, "account-connections", request)
+    expect(page.get_by_text("No application has access to your account.")).to_be_visible()
+    check_screen(page, "account-connections-empty", request)
 
     # Email: a wrong current password is named; the right one changes the address.
     open_screen(page, "Email")
@@ -196,15 +263,35 @@ def test_profile_photo_email_password_permissions_and_connections(
     assert page_log.problems(expected_statuses=[422]) == []
 
 
-def test_sessions_and_authenticator(
+def test_connections_sessions_and_authenticator(
     stack: Stack, page: Page, page_log: PageLog, browser: Browser, request: pytest.FixtureRequest
 ) -> None:
-    """A second browser signs in; the first ends that session on "Sessions" and the second,
+    """An application made on the Clients screen and approved on the consent page is
+    listed under "Connected applications" with its scopes, and withdrawn there. A second
+    browser signs in; the first ends that session on "Sessions" and the second,
     on reload, is back on the hosted sign-in page. Then an authenticator is set up: the QR
     code and the key are shown, a wrong code is named, a code from pyotp confirms it, the
     recovery codes are shown once and the status is "On"."""
     admin = create_first_admin(stack)
-    sign_in(page, stack, admin)
+    sign_in(page, stack, admin, "/console/admin/clients")
+    with callback_server() as (callback, _):
+        app_name = connect_an_application(page, stack, callback)
+        # Connected applications (a page load: the console signs in again without a form):
+        # the approved app with what it may do; withdrawn, it is gone.
+        page.goto(stack.proxy_url + "/console/account/connections")
+        wait_for_console(page)
+    card = page.get_by_role("listitem").filter(has=page.get_by_role("heading", name=app_name))
+    expect(card).to_contain_text("profile")
+    check_screen(page, "account-connections", request)
+    card.get_by_role("button", name=re.compile(r"^Withdraw access")).click()
+    dialog = page.get_by_role("alertdialog", name=f"Withdraw the access of {app_name}?")
+    check_screen(page, "account-connections-confirm", request)
+    dialog.get_by_role("button", name="Withdraw access").click()
+    expect(
+        page.get_by_role("status").filter(has_text=f"Access withdrawn from {app_name}.")
+    ).to_be_visible()
+    expect(card).to_have_count(0)
+
     other_context = browser.new_context(locale="en-US", viewport={"width": 1024, "height": 768})
     other_context.set_default_timeout(TIMEOUT_MS)
     try:
@@ -215,6 +302,8 @@ def test_sessions_and_authenticator(
         rows = page.get_by_role("table", name="Your sessions").locator("tbody tr")
         expect(rows).to_have_count(2)
         expect(rows.filter(has_text="This browser")).to_have_count(1)
+        # The application reached in this browser's session is named there.
+        expect(rows.filter(has_text="This browser")).to_contain_text(app_name)
         check_screen(page, "account-sessions", request)
 
         other_row = rows.filter(has_not_text="This browser")
@@ -266,7 +355,9 @@ def test_sessions_and_authenticator(
 
 
 @pytest.mark.face
-def test_face_enrolment(stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest) -> None:
+def test_face_enrolment(
+    stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
+) -> None:
     """A photo with several faces is refused with the API's sentence next to the file input;
     one face enrols ("On"); removing it turns it off again."""
     admin = create_first_admin(stack)

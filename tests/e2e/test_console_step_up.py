@@ -70,7 +70,9 @@ def test_password_change_with_an_old_sign_in_goes_through_sign_in(
     fill_sign_in_page(page, admin)
     wait_for_console(page)
     expect(page).to_have_url(re.compile(r"/console/account/password$"))
-    expect(page.get_by_role("status").filter(has_text="You signed in again to confirm it is you")).to_be_visible()
+    expect(
+        page.get_by_role("status").filter(has_text="You signed in again to confirm it is you")
+    ).to_be_visible()
     check_screen(page, "account-password-step-up", request)
 
     fill_password_form(page, admin.password, NEW_PASSWORD)
