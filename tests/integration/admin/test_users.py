@@ -445,6 +445,24 @@ def test_put_scopes_replaces_direct_grants(admin_api: AdminApi, stack: Stack) ->
     assert ("PUT /admin/users/{user_id}/scopes", 422) in actions  # refusals are audited too
 
 
+def test_get_roles_and_scopes_read_the_direct_grants(admin_api: AdminApi, stack: Stack) -> None:
+    """What the PUTs replace can be read back, a role without scopes included (the
+    console's user screen starts from it)."""
+    user = new_user(admin_api)
+    empty_role, empty_name = insert_role(stack, [])
+    roles_path, scopes_path = (f"/admin/users/{user['id']}/{part}" for part in ("roles", "scopes"))
+    assert admin_api.get(roles_path, scopes=[READ]).json() == {"roles": []}
+    assert admin_api.get(scopes_path, scopes=[READ]).json() == {"scopes": []}
+    admin_api.put(roles_path, json={"roles": [empty_role]})
+    admin_api.put(scopes_path, json={"scopes": [WRITE, READ]})
+    assert admin_api.get(roles_path).json() == {"roles": [{"id": empty_role, "name": empty_name}]}
+    assert admin_api.get(scopes_path).json() == {"scopes": sorted([READ, WRITE])}
+    assert_guarded(admin_api, "GET", roles_path, READ)
+    assert_guarded(admin_api, "GET", scopes_path, READ)
+    assert_problem(admin_api.get(f"/admin/users/{MISSING_ID}/roles"), 404)
+    assert_problem(admin_api.get("/admin/users/12/scopes"), 404)
+
+
 def repo_effective_scopes(stack: Stack, user_id: str) -> set[str]:
     async def run() -> set[str]:
         engine = create_engine(stack.database_url)

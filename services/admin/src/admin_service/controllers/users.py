@@ -243,6 +243,28 @@ class UsersController(Controller):
             user = await store.get_user(session, user_id)
             return EffectiveScopesRead(items=await list_scope_sources(session, user.id))
 
+    @get(
+        "/{user_id:str}/roles",
+        operation_id="getUserRoles",
+        summary="The roles given to a user directly",
+        description=f"{READ_NOTE} Roles held through groups are in `effective-scopes`.",
+        **requires(SCOPE_IDP_USERS_READ),
+    )
+    async def get_roles(self, request: Request[Any, Any, Any], user_id: str) -> UserRolesRead:
+        async with resources_of(request).sessions() as session:
+            return UserRolesRead(roles=await store.user_roles(session, user_id))
+
+    @get(
+        "/{user_id:str}/scopes",
+        operation_id="getUserScopes",
+        summary="The scopes granted to a user directly",
+        description=f"{READ_NOTE} Scopes held through roles and groups are in `effective-scopes`.",
+        **requires(SCOPE_IDP_USERS_READ),
+    )
+    async def get_scopes(self, request: Request[Any, Any, Any], user_id: str) -> UserScopesRead:
+        async with resources_of(request).sessions() as session:
+            return UserScopesRead(scopes=await store.user_scopes(session, user_id))
+
     @put(
         "/{user_id:str}/roles",
         operation_id="setUserRoles",

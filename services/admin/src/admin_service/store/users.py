@@ -183,6 +183,30 @@ async def lock_user(session: AsyncSession, user_id: str) -> UserRead:
     return _read(await _user_row(session, user_id, lock=True))
 
 
+async def user_roles(session: AsyncSession, user_id: str) -> list[RoleRef]:
+    """The roles given to the person directly (not through groups), by name."""
+    user = await _user_row(session, user_id)
+    rows = await session.execute(
+        select(Role.id, Role.name)
+        .join(UserRole, UserRole.role_id == Role.id)
+        .where(UserRole.user_id == user.id)
+        .order_by(Role.name)
+    )
+    return [RoleRef(id=role_id, name=name) for role_id, name in rows.tuples()]
+
+
+async def user_scopes(session: AsyncSession, user_id: str) -> list[str]:
+    """The scopes granted to the person directly, by value."""
+    user = await _user_row(session, user_id)
+    rows = await session.scalars(
+        select(Scope.value)
+        .join(UserScope, UserScope.scope_id == Scope.id)
+        .where(UserScope.user_id == user.id)
+        .order_by(Scope.value)
+    )
+    return list(rows)
+
+
 # --- writes ---------------------------------------------------------------------------------
 
 

@@ -1,8 +1,8 @@
 /**
  * A person's roles, direct scopes and effective scopes (each scope with why it is held).
  *
- * There is no `GET /admin/users/{id}/roles` or `.../scopes`: both are read from
- * `GET .../effective-scopes` (a role that holds no scope cannot be seen there).
+ * The roles and scopes given directly come from `GET /admin/users/{id}/roles` and
+ * `.../scopes` (what the PUTs replace); `.../effective-scopes` explains the rest.
  */
 import { type ReactNode, useState } from "react";
 import { get, put } from "../../../api/client";
@@ -17,10 +17,8 @@ import {
   type EffectiveScope,
   type Role,
   type ScopeSource,
-  directScopes,
   everyApiScope,
   everyItem,
-  heldRoleIds,
   userPath,
 } from "./model";
 
@@ -111,8 +109,8 @@ function RolesForm({
         legend="Roles of this person"
         hint={
           signedIn()?.identity.sub === userId
-            ? "This is your own account: taking a role away also takes away your access through it. Only roles that hold at least one scope can be seen as given."
-            : "Only roles that hold at least one scope can be seen as given."
+            ? "This is your own account: taking a role away also takes away your access through it."
+            : "Roles given to this person directly; roles held through groups are shown under Effective scopes."
         }
         options={roles.map((role) => ({
           value: role.id,
@@ -182,7 +180,14 @@ function Names({ values, empty }: { values: ReactNode[]; empty: string }) {
 
 export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean }) {
   const effective = useLoad(
-    (signal) => get<{ items: EffectiveScope[] }>(`${userPath(userId)}/effective-scopes`, undefined, signal),
+    async (signal) => {
+      const [explained, roles, scopes] = await Promise.all([
+        get<{ items: EffectiveScope[] }>(`${userPath(userId)}/effective-scopes`, undefined, signal),
+        get<{ roles: { id: string; name: string }[] }>(`${userPath(userId)}/roles`, undefined, signal),
+        get<{ scopes: string[] }>(`${userPath(userId)}/scopes`, undefined, signal),
+      ]);
+      return { items: explained.items, roles: roles.roles, direct: scopes.scopes };
+    },
     [userId],
   );
   const choices = useLoad(loadChoices, []);
@@ -193,16 +198,11 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
   };
   return (
     <Loaded state={effective.state} reload={effective.reload} label="Loading permissions…">
-      {({ items }) => {
-        const roleIds = heldRoleIds(items);
-        const direct = directScopes(items);
-        const roleNames = new Map<string, string>();
-        for (const item of items) {
-          for (const s of item.sources) if (s.kind === "role") roleNames.set(s.roleId, s.roleName);
-        }
+      {({ items, roles: given, direct }) => {
+        const roleIds = given.map((role) => role.id);
         const readOnlyRoles = (
           <Names
-            values={[...roleNames].map(([id, name]) => (
+            values={given.map(({ id, name }) => (
               <Link to={`/console/admin/roles/${encodeURIComponent(id)}`}>{name}</Link>
             ))}
             empty="No roles."

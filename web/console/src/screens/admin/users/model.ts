@@ -77,23 +77,6 @@ export async function everyApiScope(signal?: AbortSignal): Promise<ApiScope[]> {
   return lists.flat().sort((a, b) => a.value.localeCompare(b.value));
 }
 
-/**
- * The roles the person holds, as far as the API tells: there is no `GET .../roles`, so
- * they are read from the effective scopes (a role that holds no scope does not show).
- */
-export function heldRoleIds(effective: readonly EffectiveScope[]): string[] {
-  const ids = new Set<string>();
-  for (const item of effective) {
-    for (const source of item.sources) if (source.kind === "role") ids.add(source.roleId);
-  }
-  return [...ids];
-}
-
-/** The direct grants, read from the effective scopes. */
-export function directScopes(effective: readonly EffectiveScope[]): string[] {
-  return effective.filter((item) => item.sources.some((s) => s.kind === "direct")).map((item) => item.scope);
-}
-
 /** A notice carried to the next screen (after a delete, the list says so). */
 let carried: string | null = null;
 
