@@ -158,6 +158,9 @@ def test_profile_photo_email_password_permissions_and_connections(
     expect(badge_input).to_have_accessible_description(
         re.compile("Your administrator manages this value")
     )
+    shoe_input.press_sequentially("4e")  # not a number: the browser reads it as ""
+    page.get_by_role("button", name="Save profile").click()
+    field_error(shoe_input, "Enter a whole number")
     shoe_input.fill("51")
     page.get_by_role("button", name="Save profile").click()
     field_error(shoe_input, "must be at most 50")

@@ -43,6 +43,8 @@ function ProfileForm({
   const [initial, setInitial] = useState(() => draftsOf(profile, schema));
   const [drafts, setDrafts] = useState(initial);
   const [notice, setNotice] = useState<string | null>(null);
+  // Number inputs holding something that is not a number (their value reads as "").
+  const [unreadable, setUnreadable] = useState<ReadonlySet<string>>(new Set());
 
   const changes = (): Record<string, FieldValue> => {
     const body: Record<string, FieldValue> = {};
@@ -74,11 +76,18 @@ function ProfileForm({
     setDrafts(next);
     onSaved(saved);
     setNotice("Saved.");
-  });
+  }, () => Object.fromEntries([...unreadable].map((key) => [key, "Enter a whole number, or nothing."])));
 
-  const set = (key: string) => (value: Draft) => {
+  const set = (key: string) => (value: Draft, bad = false) => {
     setNotice(null);
     setDrafts((current) => ({ ...current, [key]: value }));
+    setUnreadable((current) => {
+      if (current.has(key) === bad) return current;
+      const next = new Set(current);
+      if (bad) next.add(key);
+      else next.delete(key);
+      return next;
+    });
   };
   const text = (key: string): string => {
     const draft = drafts[key];

@@ -86,7 +86,8 @@ export function ProfileFieldInput({
 }: {
   field: SchemaField;
   draft: Draft;
-  onChange: (next: Draft) => void;
+  /** `unreadable`: a number input holding text that is not a number (the browser then reports ""). */
+  onChange: (next: Draft, unreadable?: boolean) => void;
   error: string | undefined;
   /** False also when the person's token cannot write at all. */
   writable: boolean;
@@ -146,7 +147,7 @@ export function ProfileFieldInput({
       {...(ranged && v.min !== undefined ? { min: v.min } : {})}
       {...(ranged && v.max !== undefined ? { max: v.max } : {})}
       {...(!ranged && v.maxLength !== undefined ? { maxLength: v.maxLength } : {})}
-      onChange={(event) => onChange(event.currentTarget.value)}
+      onChange={(event) => onChange(event.currentTarget.value, event.currentTarget.validity.badInput)}
     />
   );
 }
