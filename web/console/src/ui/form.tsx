@@ -74,11 +74,40 @@ export function useSubmit(action: () => Promise<void>, validate?: () => Record<s
   };
 }
 
-/** The error summary above a form: the problem's sentence, focused when it appears. */
+interface Invalid {
+  id: string;
+  label: string;
+  message: string;
+}
+
+/** The controls in error inside `form`, with their label and their error sentence. */
+function invalidControls(form: Element | null): Invalid[] {
+  if (!form) return [];
+  const found: Invalid[] = [];
+  for (const control of form.querySelectorAll<HTMLElement>('[aria-invalid="true"], fieldset.has-error')) {
+    const id = control.id || control.querySelector("input")?.id || "";
+    const label =
+      control instanceof HTMLFieldSetElement
+        ? (control.querySelector("legend")?.textContent ?? "")
+        : (form.querySelector(`label[for="${CSS.escape(id)}"]`)?.textContent ?? "");
+    const errorId = (control.getAttribute("aria-describedby") ?? "").split(" ").find((ref) => ref.endsWith("-error"));
+    const message = errorId ? (document.getElementById(errorId)?.textContent ?? "") : "";
+    if (id && message) found.push({ id, label: label.trim(), message });
+  }
+  return found;
+}
+
+/**
+ * The error summary above a form (the GOV.UK pattern): it takes focus when it appears and
+ * lists each field in error by its label, linked to the field; the field shows its own
+ * sentence too. Without field errors it shows the problem's sentence.
+ */
 export function FormErrors({ submission }: { submission: Submission }) {
   const box = useRef<HTMLDivElement>(null);
   const { error } = submission;
+  const [invalid, setInvalid] = useState<Invalid[]>([]);
   useEffect(() => {
+    setInvalid(error ? invalidControls(box.current?.closest("form") ?? null) : []);
     if (error && !(error instanceof Redirecting)) box.current?.focus();
   }, [error]);
   if (!error) return null;
@@ -90,18 +119,33 @@ export function FormErrors({ submission }: { submission: Submission }) {
     );
   }
   const fields = error instanceof ApiError ? (error.problem.errors ?? []) : [];
-  // With field errors, the summary lists their sentences (each is also shown at its
-  // field); the problem's own detail ("invalid value for: redirectUris[1]") is for programs.
   return (
     <div className="form-errors" role="alert" tabIndex={-1} ref={box}>
       {fields.length === 0 ? <p>{describeError(error)}</p> : null}
-      {fields.length === 1 ? <p>{fields[0]?.message}</p> : null}
-      {fields.length > 1 ? (
+      {fields.length > 0 && invalid.length === 0 ? (
+        <ul>
+          {fields.map((item) => (
+            <li key={`${item.field}:${item.message}`}>{item.message}</li>
+          ))}
+        </ul>
+      ) : null}
+      {fields.length > 0 && invalid.length > 0 ? (
         <>
-          <p>Some values need correcting:</p>
+          <p>{invalid.length === 1 ? "One value needs correcting:" : "Some values need correcting:"}</p>
           <ul>
-            {fields.map((item) => (
-              <li key={`${item.field}:${item.message}`}>{item.message}</li>
+            {invalid.map((item) => (
+              <li key={item.id}>
+                <a
+                  href={`#${item.id}`}
+                  onClick={(event) => {
+                    event.preventDefault();
+                    document.getElementById(item.id)?.focus();
+                  }}
+                >
+                  {item.label ? `${item.label}: ` : ""}
+                  {item.message}
+                </a>
+              </li>
             ))}
           </ul>
         </>
