@@ -12,119 +12,35 @@ on the screens. ``check_screen`` saves a screenshot and runs axe-core on every s
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
-import secrets
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import urlencode
 
 import pyotp
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.harness.browser import TIMEOUT_MS, PageLog
 from tests.harness.callback_app import callback_server
 from tests.harness.console import (
     check_screen,
     create_first_admin,
-    settle,
     sign_in,
     wait_for_console,
+)
+from tests.harness.console_steps import (
+    connect_an_application,
+    define_field,
+    delete_field,
+    field_error,
+    open_screen,
 )
 from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
-
-
-def open_screen(page: Page, name: str) -> None:
-    """Follows a navigation entry (a console link: the tokens stay in memory)."""
-    page.get_by_role("navigation", name="Console").get_by_role(
-        "link", name=name, exact=True
-    ).click()
-    expect(page.get_by_role("heading", level=1)).to_be_visible()
-    settle(page)
-
-
-def field_error(field: Locator, message: str | re.Pattern[str]) -> None:
-    """The field is marked invalid and its description carries the message."""
-    expect(field).to_have_attribute("aria-invalid", "true")
-    expect(field).to_have_accessible_description(
-        re.compile(message) if isinstance(message, str) else message
-    )
-
-
-def define_field(
-    page: Page,
-    key: str,
-    label: str,
-    data_type: str,
-    *,
-    writable: bool,
-    bounds: tuple[str, str] | None = None,
-) -> None:
-    """A global profile field made on the administration screen "Profile fields"."""
-    open_screen(page, "Profile fields")
-    page.get_by_role("link", name="New field").click()
-    page.get_by_label("Key", exact=True).fill(key)
-    page.get_by_label("Label", exact=True).fill(label)
-    page.get_by_label("Type").select_option(data_type)
-    page.get_by_label("The person can see it").check()
-    page.get_by_label("The person can change it").set_checked(writable)
-    if bounds:
-        page.get_by_label("Minimum", exact=True).fill(bounds[0])
-        page.get_by_label("Maximum", exact=True).fill(bounds[1])
-    page.get_by_role("button", name="Create field").click()
-    expect(page.get_by_text(f'Field "{key}" created.')).to_be_visible()
-
-
-def delete_field(page: Page, label: str) -> None:
-    open_screen(page, "Profile fields")
-    page.get_by_role("link", name=label, exact=True).click()
-    page.get_by_role("button", name="Delete field").click()
-    page.get_by_role("alertdialog").get_by_role("button", name="Delete field and values").click()
-    expect(page.get_by_text("deleted, with every value of it.")).to_be_visible()
-
-
-def connect_an_application(page: Page, stack: Stack, callback: str) -> str:
-    """A third-party client made on the Clients screen, approved by the signed-in person on
-    the consent page (``callback``: its redirect URI, a tiny server); answers its name."""
-    name = f"Notes {uuid.uuid4().hex[:6]}"
-    new_client = page.get_by_role("form", name="New client")
-    new_client.get_by_label("Name").fill(name)
-    new_client.get_by_label("Redirect URIs", exact=True).fill(callback)
-    new_client.get_by_role("button", name="Create client").click()
-    reveal = page.get_by_role("dialog", name="Client created: its secret")
-    client_id = reveal.locator("dd code").first.inner_text()
-    reveal.get_by_role("button", name="I have saved it").click()
-    scopes = page.get_by_role("group", name="Scopes the client may request")
-    for scope in ("openid", "profile"):
-        scopes.get_by_label(scope, exact=True).check()
-    page.get_by_role("button", name="Save scopes").click()
-    expect(page.get_by_role("status").filter(has_text="Scopes saved.")).to_be_visible()
-
-    verifier = secrets.token_urlsafe(48)
-    challenge = (
-        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    )
-    query = {
-        "response_type": "code",
-        "client_id": client_id,
-        "redirect_uri": callback,
-        "scope": "openid profile",
-        "state": "connect",
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-    }
-    page.goto(f"{stack.proxy_url}/oauth2/authorize?{urlencode(query)}")
-    expect(page.get_by_role("heading", name=re.compile(f"Allow {name}"))).to_be_visible()
-    page.get_by_role("button", name="Allow").click()
-    page.wait_for_url(re.compile(re.escape(callback) + r"\?code="))
-    return name
 
 
 def test_profile_photo_email_password_permissions_and_connections(
