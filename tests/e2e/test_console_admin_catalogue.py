@@ -3,7 +3,8 @@
 The first administrator (made by the operator tool, the only state set up outside the
 browser) signs in and, through the browser only, creates an API with a scope, a role
 holding it, a group with the role and a member, and a confidential client whose secret is
-shown once and then rotated; each appears in its list afterwards. A refused redirect URI
+shown once and then rotated, a user, and a profile field released as a claim under the new
+scope; each appears in its list afterwards (acceptance 1). A refused redirect URI
 (422) is shown at its textarea naming the line, and the protected `idp` API's 409 in the
 delete dialog. Every screen passes axe-core and leaves a screenshot.
 """
@@ -17,7 +18,8 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.harness.browser import PageLog
-from tests.harness.console import check_screen, create_first_admin, sign_in
+from tests.harness.console import check_screen, create_first_admin, new_person, sign_in
+from tests.harness.console_steps import create_user, open_screen
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
@@ -212,5 +214,31 @@ def test_an_administrator_builds_the_catalogue_in_the_browser(
     expect(row).to_contain_text("confidential")
     expect(row).to_contain_text("authorization_code, refresh_token")
     check_screen(page, "admin-catalogue-clients-phone", request)
+    page.get_by_role("button", name="Menu").click()
+    page.set_viewport_size({"width": 1024, "height": 768})
+
+    # --- A user and a profile field released as a claim under the new scope ---------------
+    # (with the above, the whole of acceptance 1 in one administrator's session)
+    person = new_person("catalogue")
+    create_user(page, person, f"Catalogue Person {tag}")
+    page.get_by_role("search", name="Search users").get_by_label("Email starts with").fill(
+        person.email
+    )
+    page.get_by_role("search", name="Search users").get_by_role("button", name="Search").click()
+    expect(_row(page, "User list", person.email)).to_contain_text(f"Catalogue Person {tag}")
+
+    open_screen(page, "Profile fields")
+    page.get_by_role("link", name="New field").click()
+    page.get_by_label("Key", exact=True).fill(f"notebook_{tag}")
+    page.get_by_label("Label", exact=True).fill(f"Notebook {tag}")
+    page.get_by_label("Claim name").fill(f"notebook_{tag}")
+    page.get_by_label("Claim scope").select_option(scope)
+    expect(page.get_by_role("region", name="Claim preview")).to_contain_text(scope)
+    page.get_by_role("button", name="Create field").click()
+    expect(page.get_by_text(f'Field "notebook_{tag}" created.')).to_be_visible()
+    expect(page.get_by_role("row").filter(has_text=f"Notebook {tag}")).to_contain_text(
+        f"notebook_{tag}"
+    )
+    check_screen(page, "admin-catalogue-fields-list", request)
 
     assert page_log.problems(expected_statuses=[409, 422]) == []
