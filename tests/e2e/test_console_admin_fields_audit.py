@@ -3,8 +3,8 @@
 The first administrator defines a mapped field from a preset and a custom field with a
 claim, watching the claim preview follow the typing; the provider's 422 shows next to
 ``validators.pattern`` and ``claimScope``; a label is changed and a field deleted; the
-audit log is filtered by action and paged. The logout delivery tags are rendered from
-rows made by the dispatcher's own ``audit_entry`` (see the second test for why).
+audit log is filtered by action and paged. Real back-channel deliveries (one answered 200,
+one 500) are tagged "delivered" and "failed (500)".
 
 The stack is shared by the whole test session, so keys and claim names carry a suffix of
 their own (a preset's key can exist only once per stack).
@@ -13,20 +13,23 @@ their own (a preset's key can exist only once per stack).
 from __future__ import annotations
 
 import re
+import time
 import uuid
-from datetime import UTC, datetime, timedelta
 
-import msgspec
 import pytest
-from playwright.sync_api import Locator, Page, Route, expect
+from playwright.sync_api import Locator, Page, expect
 
-from idp_common.repos.audit import AuditPage, AuditRead
-from idp_common.session_end import SessionEnded
-from logout_dispatcher.delivery import Attempt
-from logout_dispatcher.fanout import audit_entry
-from logout_dispatcher.recipients import Recipient
 from tests.harness.browser import PageLog
-from tests.harness.console import check_screen, create_first_admin, sign_in
+from tests.harness.callback_app import callback_server
+from tests.harness.console import (
+    check_screen,
+    create_first_admin,
+    fill_sign_in_page,
+    sign_in,
+    wait_for_console,
+)
+from tests.harness.console_steps import approve_client, create_client, open_screen
+from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
@@ -190,77 +193,53 @@ def test_the_administrator_defines_fields_with_a_live_claim_preview_and_reads_th
     assert page_log.problems(expected_statuses=[422]) == []
 
 
-def _delivery_rows() -> bytes:
-    """A page of back-channel delivery rows as the dispatcher writes them and the admin
-    API answers them: ``audit_entry`` (logout_dispatcher.fanout) and ``AuditRead``."""
-    ended = SessionEnded(user_id=str(uuid.uuid4()), sid="sid-1", clients=[], reason="logout")
-    attempts = [
-        ("shop", "https://shop.example/backchannel", Attempt(status_code=200, elapsed_ms=35)),
-        (
-            "crm",
-            "https://crm.example/logout",
-            Attempt(status_code=0, elapsed_ms=5000, error="timeout"),
-        ),
-        ("wiki", "https://wiki.example/bcl", Attempt(status_code=500, elapsed_ms=12)),
-    ]
-    now = datetime.now(UTC)
-    items = []
-    for index, (client_id, uri, attempt) in enumerate(attempts):
-        entry = audit_entry(ended, Recipient(client_id=client_id, uri=uri), attempt)
-        items.append(
-            AuditRead(
-                id=1000 - index,
-                action=entry.action,
-                status_code=entry.status_code,
-                occurred_at=now - timedelta(seconds=index),
-                actor=entry.actor,
-                target_type=entry.target_type,
-                target=entry.target,
-                detail=entry.detail,
-            )
-        )
-    return msgspec.json.encode(AuditPage(items=items, next_cursor=None))
-
-
 def test_logout_deliveries_are_tagged_delivered_or_failed_at_a_glance(
     stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
 ) -> None:
-    """The "Logout deliveries" quick filter asks for the dispatcher's action and each row
-    says "delivered" or "failed (why)"; also the audit log on a phone.
-
-    A real delivery row needs a client with a back-channel URI that a browser session
-    reached, then a logout: through the browser alone that means the clients screen, a
-    sign-in to that client and a relying party answering, which this module does not own
-    (``tests/e2e/test_backchannel_*`` cover the rows themselves). So the browser's request
-    for those rows is answered with rows made by the dispatcher's own ``audit_entry`` and
-    encoded by the admin API's own ``AuditRead``: the screen reads the exact shape."""
+    """Real deliveries, through the browser only: two clients with back-channel URIs made
+    on the Clients screen (one receiver answers 200, the other 500), both approved by the
+    administrator in this browser, then "Sign out" ends the session and the dispatcher
+    tells both. Signed in again, the "Logout deliveries" quick filter shows each row with
+    "delivered" or "failed (500)"; also the audit log on a phone."""
     admin = create_first_admin(stack)
-    sign_in(page, stack, admin, "/console/admin/audit")
-    asked: list[str] = []
+    sign_in(page, stack, admin, "/console/admin/clients")
+    with (
+        Receiver(status=200) as healthy,
+        Receiver(status=500) as failing,
+        callback_server() as (
+            callback,
+            _,
+        ),
+    ):
+        for receiver in (healthy, failing):
+            name, client_id = create_client(page, callback, backchannel=receiver.url)
+            approve_client(page, stack, client_id, name, callback)
+            page.goto(stack.proxy_url + "/console/admin/clients")
+            wait_for_console(page)
+        page.get_by_role("button", name="Sign out").click()
+        expect(page.get_by_role("heading", name="You are signed out")).to_be_visible()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (healthy.received and failing.received):
+            time.sleep(0.1)
+        assert len(healthy.received) == 1 and len(failing.received) == 1
 
-    def deliveries(route: Route) -> None:
-        url = route.request.url
-        if "action=POST+backchannel_logout" in url or "action=POST%20backchannel_logout" in url:
-            asked.append(url)
-            route.fulfill(status=200, content_type="application/json", body=_delivery_rows())
-        else:
-            route.continue_()
-
-    page.route(re.compile(r"^https?://[^/]+/admin/audit\?"), deliveries)
+    page.get_by_role("button", name="Sign in").click()
+    fill_sign_in_page(page, admin)
+    wait_for_console(page)
+    open_screen(page, "Audit log")
     quick = page.get_by_role("button", name="Logout deliveries")
     expect(quick).to_have_attribute("aria-pressed", "false")
     quick.click()
     expect(quick).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_label("Action")).to_have_value("POST backchannel_logout")
     rows = _audit_rows(page)
-    expect(rows).to_have_count(3)
-    assert asked
-    expect(rows.nth(0).locator(".tag.ok")).to_have_text("delivered")
-    expect(rows.nth(0)).to_contain_text("to https://shop.example/backchannel")
-    expect(rows.nth(1).locator(".tag.bad")).to_have_text("failed (timeout)")
-    expect(rows.nth(2).locator(".tag.bad")).to_have_text("failed (500)")
-    expect(rows.nth(1)).to_contain_text("service:logout-dispatcher")
-    expect(rows.nth(1)).to_contain_text("reason: logout")
+    expect(rows).to_have_count(2)
+    delivered = rows.filter(has_text=healthy.url)
+    failed = rows.filter(has_text=failing.url)
+    expect(delivered.locator(".tag.ok")).to_have_text("delivered")
+    expect(failed.locator(".tag.bad")).to_have_text("failed (500)")
+    expect(failed).to_contain_text("service:logout-dispatcher")
+    expect(failed).to_contain_text("reason: logout")
     check_screen(page, "admin-audit-deliveries", request)
 
     # On a phone: the filters in one column, the table scrolls inside its region.
@@ -270,6 +249,6 @@ def test_logout_deliveries_are_tagged_delivered_or_failed_at_a_glance(
     page.get_by_role("button", name="Menu").click()
     expect(nav.get_by_role("link", name="Audit log")).to_be_visible()
     page.get_by_role("button", name="Menu").click()
-    expect(rows).to_have_count(3)
+    expect(rows).to_have_count(2)
     check_screen(page, "admin-audit-phone", request)
     assert page_log.problems() == []

@@ -65,14 +65,17 @@ def delete_field(page: Page, label: str) -> None:
     expect(page.get_by_text("deleted, with every value of it.")).to_be_visible()
 
 
-def create_client(page: Page, callback: str) -> tuple[str, str]:
+def create_client(page: Page, callback: str, *, backchannel: str = "") -> tuple[str, str]:
     """A confidential client made on the Clients screen (redirect URI ``callback``, scopes
-    openid and profile); answers its name and client_id."""
+    openid and profile, and a back-channel logout URI if given); answers its name and
+    client_id."""
     open_screen(page, "Clients")
     name = f"Notes {uuid.uuid4().hex[:6]}"
     new_client = page.get_by_role("form", name="New client")
     new_client.get_by_label("Name").fill(name)
     new_client.get_by_label("Redirect URIs", exact=True).fill(callback)
+    if backchannel:
+        new_client.get_by_label("Back-channel logout URI").fill(backchannel)
     new_client.get_by_role("button", name="Create client").click()
     reveal = page.get_by_role("dialog", name="Client created: its secret")
     client_id = reveal.locator("dd code").first.inner_text()
