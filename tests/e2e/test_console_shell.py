@@ -22,7 +22,8 @@ def test_the_administrator_signs_in_and_sees_both_sections(
     admin = create_first_admin(stack)
     sign_in(page, stack, admin)
     nav = page.get_by_role("navigation", name="Console")
-    for entry in ("Profile", "Password", "Sessions", "APIs and scopes", "Clients", "Users", "Audit log"):
+    entries = ("Profile", "Password", "Sessions", "APIs and scopes", "Clients", "Users")
+    for entry in entries:
         expect(nav.get_by_role("link", name=entry, exact=True)).to_be_visible()
     check_screen(page, "shell-profile", request)
 
@@ -36,4 +37,44 @@ def test_the_administrator_signs_in_and_sees_both_sections(
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("heading", name="You are signed out")).to_be_visible()
     expect(page).to_have_url(re.compile(r"/console/$"))
+    check_screen(page, "shell-signed-out", request)
+    assert page_log.problems() == []
+
+
+def test_the_keyboard_alone_moves_through_the_console_and_its_dialogs(
+    stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
+) -> None:
+    """Skip link, navigation links and a confirmation dialog with the keyboard only (focus
+    moves into the dialog, Escape closes it and focus returns to its button); the "Page not
+    found" screen passes axe too."""
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin)
+    page.keyboard.press("Tab")
+    skip = page.get_by_role("link", name="Skip to content")
+    expect(skip).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("main#content")).to_be_focused()
+
+    nav_link = page.get_by_role("navigation", name="Console").get_by_role(
+        "link", name="APIs and scopes", exact=True
+    )
+    nav_link.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=1, name="APIs and scopes")).to_be_focused()
+    page.get_by_role("link", name="idp", exact=True).focus()
+    page.keyboard.press("Enter")
+    delete = page.get_by_role("button", name="Delete API")
+    delete.focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_role("alertdialog", name="Delete the API idp?")
+    expect(dialog).to_be_visible()
+    assert page.evaluate("document.activeElement.closest('[role=alertdialog]') !== null")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(delete).to_be_focused()
+
+    page.goto(stack.proxy_url + "/console/no-such-screen")
+    wait_for_console(page)
+    expect(page.get_by_role("heading", level=1, name="Page not found")).to_be_visible()
+    check_screen(page, "shell-not-found", request)
     assert page_log.problems() == []

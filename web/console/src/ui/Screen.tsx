@@ -9,16 +9,19 @@ interface ScreenProps {
   children: ReactNode;
 }
 
+/** The first screen after a page load leaves focus at the top (the skip link comes first). */
+let pageJustLoaded = true;
+
 /**
- * One screen: its `<h1>` takes focus when the screen opens (so a screen reader announces
- * the new screen) and `document.title` names it. `body[data-screen]`-style hooks are not
- * needed: tests find screens by their heading.
+ * One screen: `document.title` names it, and when the person moves to it within the page
+ * its `<h1>` takes focus, so a screen reader announces the new screen.
  */
 export function Screen({ title, intro, actions, children }: ScreenProps) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · Console`;
-    heading.current?.focus();
+    if (pageJustLoaded) pageJustLoaded = false;
+    else heading.current?.focus();
   }, [title]);
   return (
     <section className="screen" aria-labelledby="screen-title">
