@@ -232,10 +232,13 @@ def test_logout_deliveries_are_tagged_delivered_or_failed_at_a_glance(
     quick.click()
     expect(quick).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_label("Action")).to_have_value("POST backchannel_logout")
+    # Other tests of the session deliver too: these two rows are found by their URI.
     rows = _audit_rows(page)
-    expect(rows).to_have_count(2)
+    expect(rows.filter(has_not_text="backchannel_logout")).to_have_count(0)
     delivered = rows.filter(has_text=healthy.url)
     failed = rows.filter(has_text=failing.url)
+    expect(delivered).to_have_count(1)
+    expect(failed).to_have_count(1)
     expect(delivered.locator(".tag.ok")).to_have_text("delivered")
     expect(failed.locator(".tag.bad")).to_have_text("failed (500)")
     expect(failed).to_contain_text("service:logout-dispatcher")
@@ -249,6 +252,6 @@ def test_logout_deliveries_are_tagged_delivered_or_failed_at_a_glance(
     page.get_by_role("button", name="Menu").click()
     expect(nav.get_by_role("link", name="Audit log")).to_be_visible()
     page.get_by_role("button", name="Menu").click()
-    expect(rows).to_have_count(2)
+    expect(delivered).to_have_count(1)
     check_screen(page, "admin-audit-phone", request)
     assert page_log.problems() == []

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { setQuery, useLocation } from "../router";
 
 export interface Column<T> {
   header: string;
@@ -84,6 +85,20 @@ export function Pager({
         </button>
       ) : null}
     </nav>
+  );
+}
+
+/** {@link Pager} for a list whose cursor is kept in the URL (`?cursor=`), so a page can be
+ * reloaded or linked. */
+export function UrlPager({ nextCursor }: { nextCursor: string | null }) {
+  const { query } = useLocation();
+  return (
+    <Pager
+      nextCursor={nextCursor}
+      atStart={!query.get("cursor")}
+      onNext={(next) => setQuery({ cursor: next })}
+      onFirst={() => setQuery({ cursor: null })}
+    />
   );
 }
 

@@ -9,11 +9,11 @@
 import { useState } from "react";
 import { type Page, del, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
-import { setQuery, useLocation } from "../../router";
+import { useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
 import { Loaded, useLoad } from "../../ui/load";
-import { Notice, Pager, formatTime } from "../../ui/table";
+import { Notice, UrlPager, formatTime } from "../../ui/table";
 import type { Connection } from "./api";
 
 const CONSOLE_CLIENT = "console";
@@ -110,12 +110,7 @@ export function ConnectionsScreen(_props: { params: Record<string, string> }) {
                 ))}
               </ul>
             )}
-            <Pager
-              nextCursor={page.nextCursor}
-              atStart={!cursor}
-              onNext={(next) => setQuery({ cursor: next })}
-              onFirst={() => setQuery({ cursor: null })}
-            />
+            <UrlPager nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

@@ -7,11 +7,11 @@
 import { useState } from "react";
 import { type Page, del, get } from "../../api/client";
 import { hasScope, signOut } from "../../auth/session";
-import { setQuery, useLocation } from "../../router";
+import { useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
 import { Loaded, useLoad } from "../../ui/load";
-import { type Column, DataTable, Notice, Pager, formatTime } from "../../ui/table";
+import { type Column, DataTable, Notice, UrlPager, formatTime } from "../../ui/table";
 import type { SessionRead } from "./api";
 
 const BROWSERS: [RegExp, string][] = [
@@ -146,12 +146,7 @@ export function SessionsScreen(_props: { params: Record<string, string> }) {
               rowKey={(s) => s.id}
               empty="No session is open."
             />
-            <Pager
-              nextCursor={page.nextCursor}
-              atStart={!cursor}
-              onNext={(next) => setQuery({ cursor: next })}
-              onFirst={() => setQuery({ cursor: null })}
-            />
+            <UrlPager nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

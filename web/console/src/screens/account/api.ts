@@ -77,16 +77,7 @@ export interface Connection {
   firstParty: boolean;
 }
 
-export type ScopeSource =
-  | { kind: "direct" }
-  | { kind: "default" }
-  | { kind: "role"; roleId: string; roleName: string }
-  | { kind: "group"; groupId: string; groupName: string; roleId: string; roleName: string };
-
-export interface EffectiveScope {
-  scope: string;
-  sources: ScopeSource[];
-}
+export type { EffectiveScope, ScopeSource } from "../../api/permissions";
 
 /** The image types the photo and face routes take as a raw body. */
 export const IMAGE_TYPES = "image/png,image/jpeg,image/webp";

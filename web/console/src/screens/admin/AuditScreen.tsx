@@ -10,7 +10,7 @@ import { Link, setQuery, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { Form, SelectField, SubmitButton, TextField, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Pager, formatTime } from "../../ui/table";
+import { DataTable, UrlPager, formatTime } from "../../ui/table";
 import {
   type AuditRow,
   DELIVERY_ACTION,
@@ -95,12 +95,7 @@ export function AuditScreen(_props: { params: Record<string, string> }) {
                 : `Showing ${page.items.length} event${page.items.length === 1 ? "" : "s"}${cursor ? " (a later page)" : ""}${page.nextCursor ? "; older ones on the next page" : ""}.`}
             </p>
             <AuditTable rows={page.items} />
-            <Pager
-              nextCursor={page.nextCursor}
-              atStart={!cursor}
-              onNext={(next) => setQuery({ cursor: next })}
-              onFirst={() => setQuery({ cursor: null })}
-            />
+            <UrlPager nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

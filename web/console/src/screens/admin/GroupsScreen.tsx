@@ -3,71 +3,39 @@
  * searching users by email), the group's roles and the settings.
  */
 import { useState } from "react";
-import { type Page, del, get, patch, post, put } from "../../api/client";
+import { get, put } from "../../api/client";
 import { hasScope } from "../../auth/session";
-import { Link, navigate } from "../../router";
+import { Link } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
-import { ConfirmButton } from "../../ui/dialog";
 import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, Pager, formatTime } from "../../ui/table";
+import { Notice, formatTime } from "../../ui/table";
 import {
   type Group,
   type Role,
-  carryNotice,
   fetchAll,
   listErrors,
   seg,
   useCarriedNotice,
-  useUrlCursor,
 } from "./catalogue/common";
 import { GroupMembers } from "./catalogue/GroupMembers";
-import { NamedForm } from "./catalogue/NamedForm";
+import { type NamedKind, NamedListScreen, NamedSettings } from "./catalogue/Named";
 
 const WRITE = "idp:groups:write";
 const LIST = "/console/admin/groups";
+const GROUPS: NamedKind = { noun: "group", plural: "Groups", apiPath: "/admin/groups", listPath: LIST, writeScope: WRITE };
 
 export function GroupsScreen(_props: { params: Record<string, string> }) {
-  const { cursor, next, first } = useUrlCursor();
-  const { state, reload } = useLoad((signal) => get<Page<Group>>("/admin/groups", { cursor }, signal), [cursor]);
-  const notice = useCarriedNotice();
   return (
-    <Screen title="Groups" intro="People who share roles: every member holds the scopes of the group's roles.">
-      {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(page) => (
-          <>
-            <DataTable
-              caption="Groups"
-              rows={page.items}
-              rowKey={(group) => group.id}
-              empty="No groups yet."
-              columns={[
-                { header: "Name", rowHeader: true, cell: (group) => <Link to={`${LIST}/${seg(group.id)}`}>{group.name}</Link> },
-                { header: "Members", cell: (group) => String(group.memberCount) },
-                { header: "Roles", cell: (group) => group.roles.map((role) => role.name).join(", ") || "—" },
-              ]}
-            />
-            <Pager nextCursor={page.nextCursor} atStart={!cursor} onNext={next} onFirst={first} />
-          </>
-        )}
-      </Loaded>
-      {hasScope(WRITE) ? (
-        <Panel title="New group">
-          <NamedForm
-            label="New group"
-            submitLabel="Create group"
-            onSubmit={async (values) => {
-              const group = await post<Group>("/admin/groups", values);
-              const to = `${LIST}/${seg(group.id)}`;
-              carryNotice(to, "Group created. Add its members and roles below.");
-              navigate(to);
-              return null;
-            }}
-          />
-        </Panel>
-      ) : null}
-    </Screen>
+    <NamedListScreen<Group>
+      kind={GROUPS}
+      intro="People who share roles: every member holds the scopes of the group's roles."
+      columns={[
+        { header: "Members", cell: (group) => String(group.memberCount) },
+        { header: "Roles", cell: (group) => group.roles.map((role) => role.name).join(", ") || "—" },
+      ]}
+      createdNotice="Group created. Add its members and roles below."
+    />
   );
 }
 
@@ -97,35 +65,12 @@ export function GroupScreen({ params }: { params: Record<string, string> }) {
               <GroupRoles group={group} canWrite={canWrite} onSaved={reload} />
             </Panel>
             {canWrite ? (
-              <>
-                <Panel title="Edit group" id="edit-group">
-                  <NamedForm
-                    label="Edit group"
-                    submitLabel="Save group"
-                    initial={group}
-                    onSubmit={async (values) => {
-                      await patch<Group>(`/admin/groups/${seg(group.id)}`, values);
-                      reload();
-                      return "Saved.";
-                    }}
-                  />
-                </Panel>
-                <Panel title="Delete group" id="delete-group">
-                  <p>Members lose the group's roles; profile fields bound to the group are deleted with their values.</p>
-                  <ConfirmButton
-                    label="Delete group"
-                    title={`Delete the group ${group.name}?`}
-                    confirmLabel="Delete"
-                    onConfirm={async () => {
-                      await del(`/admin/groups/${seg(group.id)}`);
-                      carryNotice(LIST, `Group ${group.name} deleted.`);
-                      navigate(LIST);
-                    }}
-                  >
-                    <p>This cannot be undone.</p>
-                  </ConfirmButton>
-                </Panel>
-              </>
+              <NamedSettings
+                kind={GROUPS}
+                record={group}
+                onSaved={reload}
+                deleteWarning="Members lose the group's roles; profile fields bound to the group are deleted with their values."
+              />
             ) : null}
           </>
         )}

@@ -2,61 +2,31 @@
  * Roles (`/admin/roles`): named sets of API scopes given to users and groups. The seeded
  * `administrator` role cannot be renamed or deleted: the API's 409 message is shown.
  */
-import { type Page, del, get, patch, post } from "../../api/client";
+import { get } from "../../api/client";
 import { hasScope } from "../../auth/session";
-import { Link, navigate } from "../../router";
+import { Link } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
-import { ConfirmButton } from "../../ui/dialog";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, Pager, formatTime } from "../../ui/table";
-import { type Role, carryNotice, seg, useCarriedNotice, useUrlCursor } from "./catalogue/common";
-import { NamedForm } from "./catalogue/NamedForm";
+import { Notice, formatTime } from "../../ui/table";
+import { type Role, seg, useCarriedNotice } from "./catalogue/common";
+import { type NamedKind, NamedListScreen, NamedSettings } from "./catalogue/Named";
 import { ScopeChoice } from "./catalogue/ScopeChoice";
 
 const WRITE = "idp:roles:write";
 const LIST = "/console/admin/roles";
+const ROLES: NamedKind = { noun: "role", plural: "Roles", apiPath: "/admin/roles", listPath: LIST, writeScope: WRITE };
 
 export function RolesScreen(_props: { params: Record<string, string> }) {
-  const { cursor, next, first } = useUrlCursor();
-  const { state, reload } = useLoad((signal) => get<Page<Role>>("/admin/roles", { cursor }, signal), [cursor]);
-  const notice = useCarriedNotice();
   return (
-    <Screen title="Roles" intro="Named sets of scopes, given to users directly or through their groups.">
-      {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(page) => (
-          <>
-            <DataTable
-              caption="Roles"
-              rows={page.items}
-              rowKey={(role) => role.id}
-              empty="No roles yet."
-              columns={[
-                { header: "Name", rowHeader: true, cell: (role) => <Link to={`${LIST}/${seg(role.id)}`}>{role.name}</Link> },
-                { header: "Description", cell: (role) => role.description || "—" },
-                { header: "Scopes", cell: (role) => String(role.scopes.length) },
-              ]}
-            />
-            <Pager nextCursor={page.nextCursor} atStart={!cursor} onNext={next} onFirst={first} />
-          </>
-        )}
-      </Loaded>
-      {hasScope(WRITE) ? (
-        <Panel title="New role">
-          <NamedForm
-            label="New role"
-            submitLabel="Create role"
-            onSubmit={async (values) => {
-              const role = await post<Role>("/admin/roles", values);
-              const to = `${LIST}/${seg(role.id)}`;
-              carryNotice(to, "Role created. Choose its scopes below.");
-              navigate(to);
-              return null;
-            }}
-          />
-        </Panel>
-      ) : null}
-    </Screen>
+    <NamedListScreen<Role>
+      kind={ROLES}
+      intro="Named sets of scopes, given to users directly or through their groups."
+      columns={[
+        { header: "Description", cell: (role) => role.description || "—" },
+        { header: "Scopes", cell: (role) => String(role.scopes.length) },
+      ]}
+      createdNotice="Role created. Choose its scopes below."
+    />
   );
 }
 
@@ -89,35 +59,12 @@ export function RoleScreen({ params }: { params: Record<string, string> }) {
               />
             </Panel>
             {canWrite ? (
-              <>
-                <Panel title="Edit role" id="edit-role">
-                  <NamedForm
-                    label="Edit role"
-                    submitLabel="Save role"
-                    initial={role}
-                    onSubmit={async (values) => {
-                      await patch<Role>(`/admin/roles/${seg(role.id)}`, values);
-                      reload();
-                      return "Saved.";
-                    }}
-                  />
-                </Panel>
-                <Panel title="Delete role" id="delete-role">
-                  <p>Users and groups that have the role lose it and its scopes.</p>
-                  <ConfirmButton
-                    label="Delete role"
-                    title={`Delete the role ${role.name}?`}
-                    confirmLabel="Delete"
-                    onConfirm={async () => {
-                      await del(`/admin/roles/${seg(role.id)}`);
-                      carryNotice(LIST, `Role ${role.name} deleted.`);
-                      navigate(LIST);
-                    }}
-                  >
-                    <p>This cannot be undone.</p>
-                  </ConfirmButton>
-                </Panel>
-              </>
+              <NamedSettings
+                kind={ROLES}
+                record={role}
+                onSaved={reload}
+                deleteWarning="Users and groups that have the role lose it and its scopes."
+              />
             ) : null}
           </>
         )}

@@ -9,7 +9,7 @@ import { Link, setQuery, useLocation } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
 import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, Pager } from "../../ui/table";
+import { DataTable, Notice, UrlPager } from "../../ui/table";
 import { type User, takeCarried, userPath } from "./users/model";
 import { UserDetail } from "./users/UserDetail";
 
@@ -205,12 +205,7 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
                 },
               ]}
             />
-            <Pager
-              nextCursor={page.nextCursor}
-              atStart={!cursor}
-              onNext={(next) => setQuery({ cursor: next })}
-              onFirst={() => setQuery({ cursor: null })}
-            />
+            <UrlPager nextCursor={page.nextCursor} />
           </>
         )}
       </Loaded>

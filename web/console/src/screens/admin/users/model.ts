@@ -15,16 +15,7 @@ export interface User {
   updatedAt: string;
 }
 
-export type ScopeSource =
-  | { kind: "direct" }
-  | { kind: "default" }
-  | { kind: "role"; roleId: string; roleName: string }
-  | { kind: "group"; groupId: string; groupName: string; roleId: string; roleName: string };
-
-export interface EffectiveScope {
-  scope: string;
-  sources: ScopeSource[];
-}
+export type { EffectiveScope, ScopeSource } from "../../../api/permissions";
 
 export interface Role {
   id: string;
