@@ -73,6 +73,12 @@ def test_the_keyboard_alone_moves_through_the_console_and_its_dialogs(
     expect(dialog).to_have_count(0)
     expect(delete).to_be_focused()
 
+    # A callback the console did not start (no matching state) is refused, not exchanged.
+    page.goto(stack.proxy_url + "/console/callback?code=forged&state=forged")
+    expect(page.get_by_role("heading", level=1, name="Sign-in failed")).to_be_visible()
+    expect(page.get_by_role("alert")).to_contain_text("not started here")
+    check_screen(page, "shell-sign-in-failed", request)
+
     page.goto(stack.proxy_url + "/console/no-such-screen")
     wait_for_console(page)
     expect(page.get_by_role("heading", level=1, name="Page not found")).to_be_visible()
