@@ -62,6 +62,7 @@ def test_the_user_id_may_be_any_object_printed_the_same() -> None:
         (parse_key(generate_key()), USER),  # another deployment's key
         (KEY, "another-person"),  # copied onto another person's row
     ],
+    ids=["another-deployments-key", "another-persons-row"],  # stable across processes
 )
 def test_a_template_opens_only_with_its_key_and_for_its_person(key: bytes, user_id: str) -> None:
     sealed = seal_template(SAMPLE, key=KEY, user_id=USER)
