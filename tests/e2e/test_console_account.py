@@ -31,11 +31,13 @@ from tests.harness.console import (
     wait_for_console,
 )
 from tests.harness.console_steps import (
+    confirm_user_action,
     connect_an_application,
     define_field,
     delete_field,
     field_error,
     open_screen,
+    open_user,
 )
 from tests.harness.faces import FACES
 from tests.harness.stack import Stack
@@ -278,7 +280,8 @@ def test_face_enrolment(
     stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
 ) -> None:
     """A photo with several faces is refused with the API's sentence next to the file input;
-    one face enrols ("On"); removing it turns it off again."""
+    one face enrols ("On"); removing it turns it off again, from the person's own screen and
+    from the administrator's screen of the person."""
     admin = create_first_admin(stack)
     sign_in(page, stack, admin, "/console/account/face")
     expect(page.get_by_role("heading", name="Face sign-in", level=1)).to_be_visible()
@@ -302,5 +305,16 @@ def test_face_enrolment(
     page.get_by_role("alertdialog").get_by_role("button", name="Remove face").click()
     expect(page.get_by_role("status").filter(has_text="Your face was removed.")).to_be_visible()
     expect(panel).to_contain_text(re.compile(r"Status\s*Off"))
+
+    # Enrolled again, then removed by an administrator on the person's screen (here, their own).
+    page.get_by_label("Photo of your face").set_input_files(FACES / "obama1.jpg")
+    page.get_by_role("button", name="Enrol face").click()
+    expect(panel).to_contain_text(re.compile(r"Status\s*On"))
+    open_user(page, admin.email)
+    confirm_user_action(page, "Remove face sign-in", "Face sign-in removed.")
+    open_screen(page, "Face sign-in")
+    expect(page.get_by_role("region", name="Your face")).to_contain_text(
+        re.compile(r"Status\s*Off")
+    )
 
     assert page_log.problems(expected_statuses=[422]) == []

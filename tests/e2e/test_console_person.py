@@ -13,6 +13,9 @@ person's account. The person then signs in and, through the browser only:
 - approves the application on the consent page and withdraws it again;
 - sets up an authenticator with a code computed by pyotp.
 
+The administrator then clears that authenticator (the person's screen says Off) and
+removes the password (the person is signed out and the old password no longer signs in).
+
 Every screen is checked with axe-core and saved as a screenshot.
 """
 
@@ -36,16 +39,19 @@ from tests.harness.console import (
 )
 from tests.harness.console_steps import (
     approve_client,
+    confirm_user_action,
     create_client,
     create_user,
     define_field,
     field_error,
     open_screen,
+    open_user,
 )
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
 SIGN_IN_PAGE = re.compile(r"/auth/login\?challenge=")
+WRONG_CREDENTIALS = "Email or password is incorrect"
 
 
 def test_a_person_who_is_not_an_administrator_manages_their_own_account(
@@ -61,7 +67,8 @@ def test_a_person_who_is_not_an_administrator_manages_their_own_account(
     with callback_server() as (callback, arrivals):
         try:
             admin_page = admin_context.new_page()
-            sign_in(admin_page, stack, create_first_admin(stack))
+            admin = create_first_admin(stack)
+            sign_in(admin_page, stack, admin)
             define_field(admin_page, f"team_{suffix}", team, "string", writable=True)
             define_field(admin_page, f"staff_no_{suffix}", staff_no, "string", writable=False)
             app_name, client_id = create_client(admin_page, callback)
@@ -161,4 +168,27 @@ def test_a_person_who_is_not_an_administrator_manages_their_own_account(
     expect(status).to_contain_text(re.compile(r"Status\s*On"))
     check_screen(page, "person-authenticator-on", request)
 
-    assert page_log.problems(expected_statuses=[422]) == []
+    # --- the administrator clears the authenticator, then removes the password ----------
+    admin_context = browser.new_context(locale="en-US", viewport={"width": 1024, "height": 768})
+    admin_context.set_default_timeout(TIMEOUT_MS)
+    try:
+        admin_page = admin_context.new_page()
+        sign_in(admin_page, stack, admin)
+        open_user(admin_page, person.email)
+        confirm_user_action(admin_page, "Clear the authenticator", "Authenticator cleared")
+        page.reload()
+        wait_for_console(page)
+        expect(status).to_contain_text(re.compile(r"Status\s*Off"))
+        expect(page.get_by_role("button", name="Set up an authenticator")).to_be_visible()
+
+        confirm_user_action(admin_page, "Remove the password", "Password removed.")
+    finally:
+        admin_context.close()
+    page.reload()  # removing the password ended the person's sessions
+    expect(page).to_have_url(SIGN_IN_PAGE)
+    page.get_by_label("Email").fill(person.email)
+    page.get_by_label("Password", exact=True).fill(person.password)
+    page.get_by_role("button", name="Sign in", exact=True).click()
+    expect(page.get_by_role("alert")).to_have_text(WRONG_CREDENTIALS)
+
+    assert page_log.problems(expected_statuses=[401, 422]) == []

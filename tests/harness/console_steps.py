@@ -128,3 +128,22 @@ def create_user(page: Page, person: Person, display_name: str) -> None:
     form.get_by_label("Password", exact=True).fill(person.password)
     form.get_by_role("button", name="Create user").click()
     expect(page.get_by_role("status").filter(has_text="User created")).to_contain_text(person.email)
+
+
+def open_user(page: Page, email: str) -> None:
+    """The person's screen, found with the Users screen's email search (the list of a
+    shared stack may be longer than one page)."""
+    open_screen(page, "Users")
+    search = page.get_by_role("search", name="Search users")
+    search.get_by_label("Email starts with").fill(email)
+    search.get_by_role("button", name="Search").click()
+    page.get_by_role("region", name="User list").get_by_role("link", name=email).click()
+    expect(page.get_by_role("region", name="Sign-in and sessions")).to_be_visible()
+    settle(page)
+
+
+def confirm_user_action(page: Page, button: str, notice: str) -> None:
+    """A button of the person's screen, confirmed in its dialog; waits for its notice."""
+    page.get_by_role("button", name=button, exact=True).click()
+    page.get_by_role("alertdialog").get_by_role("button", name=button, exact=True).click()
+    expect(page.get_by_role("status").filter(has_text=notice)).to_be_visible()
