@@ -1,7 +1,7 @@
 """Lean load generator for the chained scenarios wrk cannot express simply.
 
-One process = one asyncio loop (uvloop when installed) with N keep-alive HTTP/1.1 connections written by hand
-(no HTTP library: it keeps the generator's share of the two cores small). The
+One process = one asyncio loop (on uvloop) with N keep-alive HTTP/1.1 connections written
+by hand (no HTTP library: it keeps the generator's share of the two cores small). The
 orchestrator (``bench/run.py``) starts one or more of these processes with
 ``python -m bench.loadgen`` and a JSON job on stdin; each prints one JSON result.
 
@@ -32,6 +32,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
+
+import uvloop
 
 HEAD_END = b"\r\n\r\n"
 SAMPLE_CHARS = 300
@@ -335,12 +337,7 @@ def main() -> None:
     job = json.load(sys.stdin)
     # uvloop (installed with Granian): the generator shares the measured cores, and on
     # uvloop it took 0.13 instead of 0.17 cores during the code flow (2026-11-21).
-    try:
-        import uvloop
-    except ImportError:
-        result = asyncio.run(run(job))
-    else:
-        result = uvloop.run(run(job))
+    result = uvloop.run(run(job))
     json.dump(result, sys.stdout)
 
 
