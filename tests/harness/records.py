@@ -48,6 +48,8 @@ class TestClient:
 
 @dataclass
 class TestUser:
+    __test__ = False  # a record, not a test class for pytest to collect
+
     id: str
     email: str
     password: str
