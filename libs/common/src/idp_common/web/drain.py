@@ -6,15 +6,20 @@ answer (a 401, a 404, a 413 of its own) into a 502. Draining up to ``limit`` byt
 the real answer through. Wraps the whole app: Litestar's router answers 404 and 405
 before any app middleware runs.
 
-A request that carries no body (most GETs) is passed straight through: draining it would
-still cost one more ``receive`` after the answer, a hand-off from Granian's I/O thread to
-the event loop that made a bare GET a third slower (docs/decisions.md).
+Each ``receive`` that waits for Granian is a hand-off from its I/O thread to the event
+loop, and costs more CPU than a bare Litestar route (docs/decisions.md). So a request that
+declares no body (RFC 9112 §6.3: most GETs) is passed straight through, and once every
+octet of a declared ``Content-Length`` has arrived the message says ``more_body: False``:
+HTTP/1.1 framing has ended the body, and neither the app nor the drain asks Granian
+for its separate end-of-body message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+
+from idp_common.protocol.rfc9112_body import declared_body_length
 
 # Plain ASGI shapes: the wrapper sits outside Litestar and sees raw messages.
 Message = MutableMapping[str, Any]
@@ -24,39 +29,32 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def may_carry_body(scope: Scope) -> bool:
-    """RFC 9112 §6.1-6.3: an HTTP/1.x request has a body only when it sends
-    ``Transfer-Encoding`` or a ``Content-Length`` other than 0. HTTP/2 and HTTP/3 frame a
-    body without either header, so their requests always may carry one."""
-    if scope.get("http_version") not in ("1.0", "1.1"):
-        return True
-    name: bytes
-    value: bytes
-    for name, value in scope.get("headers", ()):
-        lowered = name.lower()
-        if lowered == b"transfer-encoding":
-            return True
-        if lowered == b"content-length":
-            return value.strip() != b"0"
-    return False
-
-
 class DrainRequestBody:
     def __init__(self, app: ASGIApp, *, limit: int) -> None:
         self.app = app
         self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not may_carry_body(scope):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = declared_body_length(scope.get("http_version", ""), scope.get("headers", ()))
+        if length == 0:
             await self.app(scope, receive, send)
             return
         body_done = False
+        received = 0
 
         async def tracking_receive() -> Message:
-            nonlocal body_done
+            nonlocal body_done, received
             message = await receive()
             if message["type"] == "http.disconnect" or not message.get("more_body", False):
                 body_done = True
+            elif length is not None:
+                received += len(message.get("body", b""))
+                if received >= length:
+                    body_done = True
+                    message = {**message, "more_body": False}
             return message
 
         async def draining_send(message: Message) -> None:
