@@ -89,6 +89,15 @@ class Ceilings:
     argon2_seconds: float  # median wall time of one verification, one process
     argon2_cpu_seconds: float  # median CPU time of one verification (all its lane threads)
     argon2_all: float  # verifications/s, one process per core
+    #: the median CPU time measured again after the sign-ins (bench/run.py), if it was
+    argon2_cpu_again: float | None = None
+
+    @property
+    def argon2_cpu_used(self) -> float:
+        """The lower of the two CPU times: the machine's CPU time per hash moved by up to a
+        third between runs, and the lower time gives the higher, harder ceiling."""
+        again = self.argon2_cpu_again
+        return self.argon2_cpu_seconds if again is None else min(again, self.argon2_cpu_seconds)
 
     @property
     def argon2_ceiling(self) -> float:
@@ -98,7 +107,7 @@ class Ceilings:
         shorter than the CPU time it costs, and cores ÷ wall time would name a rate no
         machine reaches.
         """
-        return self.cores / self.argon2_cpu_seconds
+        return self.cores / self.argon2_cpu_used
 
     @property
     def argon2_wall_ceiling(self) -> float:
@@ -111,24 +120,36 @@ def _pool_sum(fn: Callable[..., float], args: tuple[object, ...], n: int) -> flo
         return sum(f.result() for f in futures)
 
 
-def measure(key_dir: Path, seconds: float = 2.0) -> Ceilings:
-    n = cores()
-    password = uuid.uuid4().hex
-    stored = hash_password(password)
-    verify_password(stored, password)  # warm
+def argon2_times(stored: str, password: str, samples: int = 7) -> tuple[float, float]:
+    """Median wall and CPU seconds of one verification in this process (after one to warm)."""
+    verify_password(stored, password)
     times, cpu_times = [], []
-    for _ in range(7):
+    for _ in range(samples):
         start, cpu_start = time.perf_counter(), time.process_time()
         verify_password(stored, password)
         times.append(time.perf_counter() - start)
         cpu_times.append(time.process_time() - cpu_start)
+    return statistics.median(times), statistics.median(cpu_times)
+
+
+def argon2_cpu_now() -> float:
+    """The median CPU seconds of one verification, measured now."""
+    password = uuid.uuid4().hex
+    return argon2_times(hash_password(password), password)[1]
+
+
+def measure(key_dir: Path, seconds: float = 2.0) -> Ceilings:
+    n = cores()
+    password = uuid.uuid4().hex
+    stored = hash_password(password)
+    wall, cpu = argon2_times(stored, password)
     return Ceilings(
         cores=n,
         sign_single=sign_rate(str(key_dir), seconds),
         sign_all=_pool_sum(sign_rate, (str(key_dir), seconds), n),
         verify_single=verify_rate(str(key_dir), seconds),
         verify_all=_pool_sum(verify_rate, (str(key_dir), seconds), n),
-        argon2_seconds=statistics.median(times),
-        argon2_cpu_seconds=statistics.median(cpu_times),
+        argon2_seconds=wall,
+        argon2_cpu_seconds=cpu,
         argon2_all=_pool_sum(argon2_rate, (stored, password, seconds + 1), n),
     )
