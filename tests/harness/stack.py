@@ -137,6 +137,17 @@ class Stack:
             command += ["--workers", str(workers)]
         return self.spawn(name, command, port, {**self.env, **(overrides or {})})
 
+    @contextmanager
+    def extra_service(self, name: str, overrides: dict[str, str]) -> Iterator[str]:
+        """Another ``name`` service with ``overrides``, up while the block runs; its URL."""
+        process = self.start_service(name, overrides)
+        try:
+            self.wait_until_up(process)
+            yield process.url
+        finally:
+            process.stop()
+            self.processes.remove(process)
+
     def start_proxy(
         self, *, name: str = "proxy", port: int | None = None, extra_args: tuple[str, ...] = ()
     ) -> Process:

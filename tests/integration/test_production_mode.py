@@ -19,13 +19,8 @@ pytestmark = pytest.mark.integration
 def prod_token_service(stack: Stack) -> Iterator[str]:
     """One token service in prod mode for the module's read-only requests (a start costs
     about 4 s; eight of them were half a minute of the suite)."""
-    process = stack.start_service("token", {"SVC_ENV": "prod"})
-    try:
-        stack.wait_until_up(process)
-        yield process.url
-    finally:
-        process.stop()
-        stack.processes.remove(process)
+    with stack.extra_service("token", {"SVC_ENV": "prod"}) as url:
+        yield url
 
 
 @pytest.mark.parametrize("path", ["/docs", "/docs/", "/redoc", "/openapi.json", "/schema"])

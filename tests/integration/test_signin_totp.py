@@ -33,13 +33,8 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def keyed_authui(stack: Stack) -> Iterator[str]:
     """An authui-api that holds the run's SVC_SECRETS_KEY (the stack's may not yet)."""
-    process = stack.start_service("authui-api", {"SVC_SECRETS_KEY": secrets_key_text(stack)})
-    try:
-        stack.wait_until_up(process)
-        yield process.url
-    finally:
-        process.stop()
-        stack.processes.remove(process)
+    with stack.extra_service("authui-api", {"SVC_SECRETS_KEY": secrets_key_text(stack)}) as url:
+        yield url
 
 
 def password_step(stack: Stack, base: str, person: Person, rp: RelyingParty) -> tuple[str, dict]:  # type: ignore[type-arg]
