@@ -93,6 +93,11 @@ CATALOG_QUERIES = {
         SELECT tablename, indexname, indexdef FROM pg_indexes
         WHERE schemaname = 'public' AND tablename <> 'alembic_version'
     """,
+    "storage": """
+        SELECT relname, array_to_string(reloptions, ',') FROM pg_class
+        WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'
+          AND reloptions IS NOT NULL
+    """,
 }
 
 
@@ -109,8 +114,8 @@ def test_models_declare_every_table() -> None:
 
 
 def test_revisions_form_one_line_ending_at_head() -> None:
-    assert head_revision() == "0003"
-    assert older_revisions("0003") == {"0001", "0002"}
+    assert head_revision() == "0004"
+    assert older_revisions("0004") == {"0001", "0002", "0003"}
 
 
 async def test_upgrade_downgrade_upgrade(fresh_database_url: str) -> None:
@@ -188,6 +193,7 @@ async def test_migrated_catalog_equals_create_all(
         assert expected[kind] - migrated[kind] == set(), f"{kind} only in the models"
     assert migrated["constraints"]
     assert migrated["indexes"]
+    assert ("refresh_tokens", "fillfactor=80") in migrated["storage"]
 
 
 def test_database_url_converts_plain_postgresql() -> None:
