@@ -3,7 +3,7 @@ browser only, creates a person (password policy and duplicate email refused next
 fields), finds them by the email search, edits them, gives and takes a role, gives a
 direct scope, reads the effective scopes explained, sets their password (the person then
 signs in with it in a second browser), ends all their sessions (that browser is signed
-out) and deletes them."""
+out) and deletes them; and pages through the user list, five people a page."""
 
 from __future__ import annotations
 
@@ -189,6 +189,45 @@ def test_an_administrator_manages_a_user_through_the_console(
     expect(page.get_by_role("link", name=admin.email)).to_be_visible()
     expect(page.get_by_role("link", name=person.email)).to_have_count(0)
     assert page_log.problems(expected_statuses=[409, 422]) == []
+
+
+def test_the_user_list_pages_by_email(
+    stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
+) -> None:
+    """Six people made on the screen, found by their shared prefix, five a page: the next
+    page holds the sixth (after the others by email), and "First page" goes back."""
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin, "/console/admin/users")
+    prefix = new_person("paged").email.split("@", maxsplit=1)[0]
+    people = [new_person(prefix) for _ in range(6)]
+    for person in people:
+        _create(page, person, person.password, "Paged Person")
+        created = page.get_by_role("status").filter(has_text="User created")
+        expect(created).to_contain_text(person.email)
+    by_email = sorted(person.email for person in people)
+
+    search = page.get_by_role("search", name="Search users")
+    search.get_by_label("Email starts with").fill(prefix)
+    search.get_by_label("Rows per page").select_option("5")
+    search.get_by_role("button", name="Search").click()
+    expect(page).to_have_url(re.compile(r"[?&]limit=5"))
+    links = page.get_by_role("region", name="User list").get_by_role("link")
+    expect(links).to_have_count(5)
+    assert links.all_inner_texts() == by_email[:5]
+    check_screen(page, "admin-users-paged", request)
+
+    pages = page.get_by_role("navigation", name="Pages")
+    pages.get_by_role("button", name="Next page").click()
+    expect(page).to_have_url(re.compile(r"[?&]cursor="))
+    expect(links).to_have_count(1)
+    assert links.all_inner_texts() == by_email[5:]
+    expect(pages.get_by_role("button", name="Next page")).to_have_count(0)
+
+    pages.get_by_role("button", name="First page").click()
+    expect(page).not_to_have_url(re.compile(r"cursor="))
+    expect(links).to_have_count(5)
+    assert links.all_inner_texts() == by_email[:5]
+    assert page_log.problems() == []
 
 
 def _new_field(

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { setQuery, useLocation } from "../router";
+import { SelectField } from "./form";
 
 export interface Column<T> {
   header: string;
@@ -98,6 +99,34 @@ export function UrlPager({ nextCursor }: { nextCursor: string | null }) {
       atStart={!query.get("cursor")}
       onNext={(next) => setQuery({ cursor: next })}
       onFirst={() => setQuery({ cursor: null })}
+    />
+  );
+}
+
+/** The page sizes a list screen offers. The size lives in the URL as `limit`; absent, the
+ * default, which is also the API's. */
+export const PAGE_SIZES = ["5", "10", "25", "50", "100", "200"];
+export const DEFAULT_PAGE_SIZE = "50";
+
+/** The page size the URL asks for (`?limit=`), or the default when it names none we offer. */
+export function pageSizeOf(query: URLSearchParams): string {
+  const size = query.get("limit") ?? DEFAULT_PAGE_SIZE;
+  return PAGE_SIZES.includes(size) ? size : DEFAULT_PAGE_SIZE;
+}
+
+/** The `limit` to put in the URL for `size`: none for the default, so plain links stay plain. */
+export function limitParam(size: string): string | null {
+  return size === DEFAULT_PAGE_SIZE ? null : size;
+}
+
+/** "Rows per page", for a list's filter or search form. */
+export function RowsPerPage({ value, onChange }: { value: string; onChange: (size: string) => void }) {
+  return (
+    <SelectField
+      label="Rows per page"
+      options={PAGE_SIZES.map((size) => ({ value: size, label: size }))}
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value)}
     />
   );
 }

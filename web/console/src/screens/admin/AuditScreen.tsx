@@ -8,9 +8,9 @@ import { type Page, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Link, setQuery, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
-import { Form, SelectField, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, UrlPager, formatTime } from "../../ui/table";
+import { DataTable, RowsPerPage, UrlPager, formatTime, limitParam, pageSizeOf } from "../../ui/table";
 import {
   type AuditRow,
   DELIVERY_ACTION,
@@ -24,8 +24,6 @@ import {
 const FILTERS = ["action", "actor", "target", "since", "until"] as const;
 type Filter = (typeof FILTERS)[number];
 type Filters = Record<Filter, string>;
-const PAGE_SIZES = ["5", "10", "25", "50", "100", "200"];
-const DEFAULT_SIZE = "50";
 
 function filtersOf(query: URLSearchParams): Filters {
   return {
@@ -37,17 +35,12 @@ function filtersOf(query: URLSearchParams): Filters {
   };
 }
 
-function sizeOf(query: URLSearchParams): string {
-  const size = query.get("limit") ?? DEFAULT_SIZE;
-  return PAGE_SIZES.includes(size) ? size : DEFAULT_SIZE;
-}
-
 export function AuditScreen(_props: { params: Record<string, string> }) {
   const { query } = useLocation();
   const search = query.toString();
   const filters = filtersOf(query);
   const cursor = query.get("cursor");
-  const size = sizeOf(query);
+  const size = pageSizeOf(query);
   const { state, reload } = useLoad(
     (signal) =>
       get<Page<AuditRow>>(
@@ -108,7 +101,7 @@ function FilterForm({ filters, size }: { filters: Filters; size: string }) {
   const [rows, setRows] = useState(size);
   const submission = useSubmit(
     async () => {
-      setQuery({ ...draft, limit: rows === DEFAULT_SIZE ? null : rows, cursor: null });
+      setQuery({ ...draft, limit: limitParam(rows), cursor: null });
     },
     () => {
       const errors: Record<string, string> = {};
@@ -145,12 +138,7 @@ function FilterForm({ filters, size }: { filters: Filters; size: string }) {
       <TextField label="Target" hint="The id of the record." autoComplete="off" spellCheck={false} {...input("target")} />
       <TextField label="From" type="datetime-local" {...input("since")} />
       <TextField label="Until" type="datetime-local" {...input("until")} />
-      <SelectField
-        label="Rows per page"
-        options={PAGE_SIZES.map((value) => ({ value, label: value }))}
-        value={rows}
-        onChange={(event) => setRows(event.currentTarget.value)}
-      />
+      <RowsPerPage value={rows} onChange={setRows} />
       <div className="form-row">
         <SubmitButton busy={submission.busy}>Apply filters</SubmitButton>
       </div>

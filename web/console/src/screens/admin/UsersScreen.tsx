@@ -9,15 +9,16 @@ import { Link, setQuery, useLocation } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
 import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, UrlPager } from "../../ui/table";
+import { DataTable, Notice, RowsPerPage, UrlPager, limitParam, pageSizeOf } from "../../ui/table";
 import { type User, takeCarried, userPath } from "./users/model";
 import { UserDetail } from "./users/UserDetail";
 
 const WRITE = "idp:users:write";
 
-function SearchForm({ email, username }: { email: string; username: string }) {
+function SearchForm({ email, username, size }: { email: string; username: string; size: string }) {
   const [emailText, setEmailText] = useState(email);
   const [usernameText, setUsernameText] = useState(username);
+  const [rows, setRows] = useState(size);
   return (
     <form
       className="form users-search"
@@ -25,7 +26,12 @@ function SearchForm({ email, username }: { email: string; username: string }) {
       aria-label="Search users"
       onSubmit={(event) => {
         event.preventDefault();
-        setQuery({ email: emailText.trim(), username: usernameText.trim(), cursor: null });
+        setQuery({
+          email: emailText.trim(),
+          username: usernameText.trim(),
+          limit: limitParam(rows),
+          cursor: null,
+        });
       }}
     >
       <TextField
@@ -44,6 +50,7 @@ function SearchForm({ email, username }: { email: string; username: string }) {
         value={usernameText}
         onChange={(event) => setUsernameText(event.currentTarget.value)}
       />
+      <RowsPerPage value={rows} onChange={setRows} />
       <div className="form-row">
         <button type="submit" className="button primary">
           Search
@@ -136,13 +143,14 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
   const email = query.get("email") ?? "";
   const username = query.get("username") ?? "";
   const cursor = query.get("cursor") ?? "";
+  const size = pageSizeOf(query);
   const canWrite = hasScope(WRITE);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<User | null>(null);
   const [notice] = useState(takeCarried);
   const { state, reload } = useLoad(
-    (signal) => get<Page<User>>("/admin/users", { email, username, cursor, limit: 50 }, signal),
-    [email, username, cursor],
+    (signal) => get<Page<User>>("/admin/users", { email, username, cursor, limit: size }, signal),
+    [email, username, cursor, size],
   );
   return (
     <Screen
@@ -181,7 +189,7 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
           </Panel>
         </div>
       ) : null}
-      <SearchForm key={`${email}\n${username}`} email={email} username={username} />
+      <SearchForm key={`${email}\n${username}\n${size}`} email={email} username={username} size={size} />
       <Loaded state={state} reload={reload} label="Loading users…">
         {(page) => (
           <>
