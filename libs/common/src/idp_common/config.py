@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, get_origin
+from typing import Any, Final, Literal, get_origin
 from urllib.parse import urlsplit
 
 import msgspec
@@ -24,13 +24,19 @@ from idp_common.protocol.constants import (
     ACCESS_TOKEN_TTL_SECONDS,
     RECENT_SIGN_IN_MAX_AGE_SECONDS,
     RESET_PER_IP_LIMIT,
+    SESSION_COOKIE_NAME,
     TOKEN_PER_IP_LIMIT,
 )
 
 PREFIX = "SVC_"
+HOST_PREFIX = "__Host-"
 log = logging.getLogger(__name__)
 
 Environment = Literal["dev", "prod"]
+#: How face sign-in may be used (``SVC_FACE_SIGNIN``, docs/face-signin.md): ``first_factor``
+#: lets a face replace the password (a weaker sign-in of its own ``acr``);
+#: ``second_factor`` accepts a face only after the password; ``off`` never asks for one.
+FACE_SIGNIN_MODES: tuple[str, ...] = ("first_factor", "second_factor", "off")
 
 
 class SettingsError(Exception):
@@ -74,12 +80,32 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     face_threshold: float = 0.5  # largest embedding distance that still matches (<= 0.5)
     face_min_size: int = 80  # smallest face accepted, in pixels of the normalised image
     face_workers: int = 0  # face model processes per service worker; 0: cores / workers
+    face_signin: str = "first_factor"  # one of FACE_SIGNIN_MODES
+    # Authorization requests that may start a sign-in (a challenge in Redis) per minute per
+    # caller address (docs/security.md "Throttling").
+    challenge_per_ip: int = 60
+    # RP-Initiated Logout without a valid id_token_hint shows a confirmation page instead
+    # of ending the session at once (OIDC RP-Initiated Logout 1.0 §2; docs/security.md).
+    logout_confirmation: bool = False
+    # Back-channel logout URIs may name loopback, private and link-local addresses
+    # (development and the test suite; docs/security.md). Off: refused at registration
+    # and again at delivery, after DNS resolution.
+    backchannel_allow_private: bool = False
+    # Production only: the session cookie is named ``__Host-svc_session`` (RFC 6265bis
+    # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
+    session_cookie_host_prefix: bool = False
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
     log_level: str = "INFO"
 
     @property
     def is_prod(self) -> bool:
         return self.env == "prod"
+
+    @property
+    def session_cookie_name(self) -> str:
+        """``svc_session`` (spec §5), or ``__Host-svc_session`` when the prefix is on."""
+        prefix = HOST_PREFIX if self.session_cookie_host_prefix else ""
+        return prefix + SESSION_COOKIE_NAME
 
     @property
     def issuer_base(self) -> str:
@@ -108,10 +134,24 @@ def _parse_list(raw: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
+_TRUE: Final = frozenset({"1", "true", "yes", "on"})
+_FALSE: Final = frozenset({"0", "false", "no", "off", ""})
+
+
+def _parse_bool(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(raw)
+
+
 _PARSERS: dict[type, Callable[[str], Any]] = {
     str: str,
     int: int,
     float: float,
+    bool: _parse_bool,
     tuple: _parse_list,
 }
 
@@ -119,7 +159,7 @@ _PARSERS: dict[type, Callable[[str], Any]] = {
 def _field_kind(annotation: Any) -> type:
     if get_origin(annotation) is tuple:
         return tuple
-    return annotation if annotation in (int, float) else str
+    return annotation if annotation in (int, float, bool) else str
 
 
 def _read_raw(name: str, env: Mapping[str, str], problems: list[str]) -> str | None:
@@ -202,6 +242,11 @@ def validate(settings: Settings) -> list[str]:
             )
     problems.extend(_validate_services(settings))
     problems.extend(_validate_face(settings))
+    if settings.session_cookie_host_prefix and not settings.is_prod:
+        problems.append(
+            "SVC_SESSION_COOKIE_HOST_PREFIX: needs SVC_ENV=prod (a __Host- cookie must be "
+            "Secure, which a plain-http development setup cannot send back)"
+        )
     return problems
 
 
@@ -214,6 +259,8 @@ def _validate_face(settings: Settings) -> list[str]:
         problems.append("SVC_FACE_MIN_SIZE: must be at least 20 (pixels)")
     if settings.face_workers < 0:
         problems.append("SVC_FACE_WORKERS: must be 0 (automatic) or a number of processes")
+    if settings.face_signin not in FACE_SIGNIN_MODES:
+        problems.append(f"SVC_FACE_SIGNIN: must be one of {', '.join(FACE_SIGNIN_MODES)}")
     return problems
 
 
@@ -239,6 +286,7 @@ def _validate_services(settings: Settings) -> list[str]:
         "reset_per_ip",
         "auth_fail_per_ip",
         "recent_sign_in_max_age",
+        "challenge_per_ip",
     ):
         if getattr(settings, name) <= 0:
             problems.append(f"SVC_{name.upper()}: must be positive")
@@ -268,4 +316,9 @@ def unsafe_defaults(settings: Settings) -> list[str]:
             password = None
         if not password:
             warnings.append("SVC_DATABASE_URL has no password in production")
+    if settings.is_prod and settings.backchannel_allow_private:
+        warnings.append(
+            "SVC_BACKCHANNEL_ALLOW_PRIVATE is on in production: back-channel logout may "
+            "reach loopback and private addresses"
+        )
     return warnings

@@ -54,6 +54,11 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "face_threshold": ("0.45", 0.45),
     "face_min_size": ("64", 64),
     "face_workers": ("3", 3),
+    "face_signin": ("second_factor", "second_factor"),
+    "challenge_per_ip": ("30", 30),
+    "logout_confirmation": ("yes", True),
+    "backchannel_allow_private": ("1", True),
+    "session_cookie_host_prefix": ("true", True),
     "log_level": ("DEBUG", "DEBUG"),
 }
 
@@ -93,7 +98,9 @@ def test_every_setting_is_parsed_with_its_type() -> None:
 @pytest.mark.parametrize("name", sorted(EVERY_SETTING))
 def test_each_setting_read_alone(name: str) -> None:
     raw, expected = EVERY_SETTING[name]
-    assert getattr(load_settings(env={var(name): raw}), name) == expected
+    # The __Host- cookie prefix is only valid in production.
+    env = {"SVC_ENV": "prod"} if name == "session_cookie_host_prefix" else {}
+    assert getattr(load_settings(env={**env, var(name): raw}), name) == expected
 
 
 def test_unset_settings_keep_their_defaults_and_unknown_variables_are_ignored() -> None:
@@ -454,3 +461,29 @@ def test_the_recent_sign_in_window_is_300_seconds_unless_set_and_must_be_positiv
     assert only_problem({"SVC_RECENT_SIGN_IN_MAX_AGE": "0"}).startswith(
         "SVC_RECENT_SIGN_IN_MAX_AGE: must be positive"
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"), [("true", True), ("On", True), ("0", False), ("no", False)]
+)
+def test_switches_read_the_usual_spellings(raw: str, value: bool) -> None:
+    assert load_settings(env={"SVC_LOGOUT_CONFIRMATION": raw}).logout_confirmation is value
+
+
+def test_a_switch_with_another_word_is_a_problem() -> None:
+    problem = only_problem({"SVC_BACKCHANNEL_ALLOW_PRIVATE": "sometimes"})
+    assert problem == "SVC_BACKCHANNEL_ALLOW_PRIVATE: expected bool, got 'sometimes'"
+
+
+def test_face_signin_names_its_modes() -> None:
+    problem = only_problem({"SVC_FACE_SIGNIN": "always"})
+    assert problem == "SVC_FACE_SIGNIN: must be one of first_factor, second_factor, off"
+
+
+def test_the_host_prefix_needs_production() -> None:
+    assert only_problem({"SVC_SESSION_COOKIE_HOST_PREFIX": "true"}).startswith(
+        "SVC_SESSION_COOKIE_HOST_PREFIX: needs SVC_ENV=prod"
+    )
+    prod = load_settings(env={"SVC_ENV": "prod", "SVC_SESSION_COOKIE_HOST_PREFIX": "true"})
+    assert prod.session_cookie_name == "__Host-svc_session"
+    assert load_settings(env={}).session_cookie_name == "svc_session"

@@ -62,10 +62,13 @@ def test_the_challenge_is_exactly_the_spec_s() -> None:
 
 
 def test_a_fresh_caller_passes() -> None:
-    check_recent_sign_in(caller(auth_time=NOW - 10), now=NOW)
+    check_recent_sign_in(caller(auth_time=NOW - 10, amr=["pwd"]), now=NOW)
+    check_recent_sign_in(caller(auth_time=NOW - 10, amr=["face", "otp", "mfa"]), now=NOW)
 
 
-@pytest.mark.parametrize("claims", [{"auth_time": NOW - 1000}, {}])
+@pytest.mark.parametrize(
+    "claims", [{"auth_time": NOW - 1000, "amr": ["pwd"]}, {"amr": ["pwd", "otp", "mfa"]}]
+)
 def test_an_old_or_missing_auth_time_is_refused_with_the_header(claims: dict[str, int]) -> None:
     with pytest.raises(PermissionDenied) as refused:
         check_recent_sign_in(caller(**claims), now=NOW)
@@ -85,3 +88,31 @@ def test_the_route_helper_adds_the_age_check_after_the_permission() -> None:
 def test_the_route_helper_leaves_the_age_to_the_deployment_unless_given() -> None:
     assert requires_recent_sign_in("idp:account:write")["opt"]["recent_sign_in_max_age"] is None
     assert requires_recent_sign_in("idp:account:write", 60)["opt"]["recent_sign_in_max_age"] == 60
+
+
+@pytest.mark.parametrize("amr", [["face"], [], None, "pwd", [1]])
+def test_a_fresh_sign_in_without_a_secret_is_refused_naming_the_levels(amr: object) -> None:
+    with pytest.raises(PermissionDenied) as refused:
+        check_recent_sign_in(caller(auth_time=NOW - 10, amr=amr), now=NOW)
+    assert refused.value.headers == {
+        "WWW-Authenticate": EXACT_HEADER + ', acr_values="urn:idp:acr:1fa urn:idp:acr:2fa"'
+    }
+
+
+@pytest.mark.parametrize(
+    ("amr", "passes"),
+    [
+        (["pwd", "otp", "mfa"], True),
+        (["face", "otp", "mfa"], True),
+        (["pwd"], False),
+        (["face", "mfa"], False),  # two factors, but neither a secret: not enough
+    ],
+)
+def test_two_factors_when_asked(amr: list[str], passes: bool) -> None:
+    fresh = caller(auth_time=NOW - 10, amr=amr)
+    if passes:
+        check_recent_sign_in(fresh, now=NOW, two_factors=True)
+        return
+    with pytest.raises(PermissionDenied) as refused:
+        check_recent_sign_in(fresh, now=NOW, two_factors=True)
+    assert refused.value.headers["WWW-Authenticate"].endswith(', acr_values="urn:idp:acr:2fa"')

@@ -3,8 +3,10 @@
 Every failure becomes the RFC 6749 §5.2 error object as ``application/json`` with
 ``Cache-Control: no-store`` and ``Pragma: no-cache`` (§5.1, §5.2), plus the error's own
 headers (``WWW-Authenticate``, ``Retry-After``). Litestar's own HTTP errors (a body too
-large, ...) keep their status as ``invalid_request``; anything unexpected is logged with
-its stack and answered ``server_error`` without detail. Controllers set
+large, ...) keep their status as ``invalid_request``; a failed dependency (PostgreSQL or
+Redis down, full or restarting) is 503 ``temporarily_unavailable`` with ``Retry-After``;
+anything else unexpected is logged with its stack and answered ``server_error`` without
+detail. Controllers set
 ``exception_handlers = OAUTH_EXCEPTION_HANDLERS``.
 """
 
@@ -18,7 +20,13 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.types import ExceptionHandlersMap
 
-from idp_common.protocol.rfc6749_errors import InvalidRequest, OAuth2Error, ServerError
+from idp_common.protocol.rfc6749_errors import (
+    InvalidRequest,
+    OAuth2Error,
+    ServerError,
+    TemporarilyUnavailable,
+)
+from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS, is_dependency_failure
 
 log = logging.getLogger("idp.oauth2")
 
@@ -61,7 +69,22 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
     return response
 
 
+def dependency_unavailable() -> TemporarilyUnavailable:
+    """RFC 6749 §5.2 ``temporarily_unavailable``, 503, ``Retry-After``."""
+    error = TemporarilyUnavailable("a service this request needs is unavailable; retry shortly")
+    error.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return error
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    if is_dependency_failure(exc):
+        log.warning(
+            "dependency unavailable on %s %s (%s)",
+            request.method,
+            request.url.path,
+            type(exc).__name__,
+        )
+        return oauth_error_response(dependency_unavailable())
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return oauth_error_response(ServerError())
 

@@ -53,8 +53,11 @@ def create_engine(url: str, **kw: Any) -> AsyncEngine:
     cost three (``BEGIN``, ``;``, ``ROLLBACK``) on every checkout; pass
     ``pool_pre_ping=True`` to have it anyway. Keyword arguments go to
     ``create_async_engine`` and override the defaults.
+
+    ``hide_parameters``: an error's message never carries the statement's values (an
+    email, a password hash, a token digest) into a log (docs/security.md).
     """
-    engine = create_async_engine(database_url(url), **kw)
+    engine = create_async_engine(database_url(url), **{"hide_parameters": True, **kw})
     if not kw.get("pool_pre_ping"):
         event.listen(engine.sync_engine, "checkout", _replace_closed)
     return engine

@@ -159,9 +159,15 @@ AMR_OTP: Final = "otp"
 AMR_FACE: Final = "face"
 AMR_MFA: Final = "mfa"
 AMR_VALUES: Final = (AMR_PASSWORD, AMR_OTP, AMR_FACE, AMR_MFA)
+#: A face alone: a still image proves less than a secret (docs/face-signin.md), so it has
+#: its own, weakest level (docs/security.md).
+ACR_FACE: Final = "urn:idp:acr:face"
 ACR_ONE_FACTOR: Final = "urn:idp:acr:1fa"
 ACR_TWO_FACTOR: Final = "urn:idp:acr:2fa"
-ACR_VALUES: Final = (ACR_ONE_FACTOR, ACR_TWO_FACTOR)
+ACR_VALUES: Final = (ACR_FACE, ACR_ONE_FACTOR, ACR_TWO_FACTOR)
+#: Methods that prove knowledge or possession of a secret; a recent sign-in must include
+#: one of them before credentials change (docs/security.md "Step-up").
+AMR_SECRETS: Final = frozenset({AMR_PASSWORD, AMR_OTP})
 
 # --- Browser session: spec part 5 "Browser session" ---------------------------------------
 SESSION_COOKIE_NAME: Final = "svc_session"

@@ -3,7 +3,10 @@
 Body: ``{type, title, status, detail, instance, code, errors?}`` where ``errors`` is a
 list of ``{field, message}`` (DESIGN.md "Admin and entity APIs"). Validation failures are
 422 and name the field. An unexpected exception is logged with its stack and answered
-with a bare 500: debug detail never reaches a body.
+with a bare 500: debug detail never reaches a body. A failed dependency (PostgreSQL or
+Redis unreachable, full or restarting: :mod:`idp_common.web.dependency_errors`) is not a
+bug: it is answered 503 ``dependency_unavailable`` with ``Retry-After`` and logged
+without its stack.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
 from idp_common.errors import Conflict, DomainError, FieldError, InvalidArgument
+from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS, is_dependency_failure
 
 PROBLEM_JSON = "application/problem+json"
 #: msgspec names the member in the message when an object lacks one or has a stranger.
@@ -94,7 +98,25 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
     )
 
 
+def dependency_unavailable(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+    return problem_response(
+        request,
+        status=503,
+        detail="A service this request needs is unavailable; try again shortly.",
+        code="dependency_unavailable",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    if is_dependency_failure(exc):
+        log.warning(
+            "dependency unavailable on %s %s (%s)",
+            request.method,
+            request.url.path,
+            type(exc).__name__,
+        )
+        return dependency_unavailable(request)
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem_response(
         request,

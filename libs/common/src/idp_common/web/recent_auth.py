@@ -15,6 +15,15 @@ and the client sends the person back to ``/oauth2/authorize?max_age=300`` (RFC 9
   both as guards, so both refusals come before the body is read.
 - An ``auth_time`` up to :data:`CLOCK_SKEW_SECONDS` in the future is accepted (the
   token service's clock may run a little ahead); further ahead it counts as old.
+- Recent is not enough: the sign-in must also have included a secret, the password or a
+  one-time code (``amr`` holds ``pwd`` or ``otp``). A face alone is a still image that
+  anyone holding the person's photo may present (docs/face-signin.md), so it never
+  unlocks a credential change. The refusal then also names the levels that do in
+  ``acr_values`` (RFC 9470 §3); an authorization request carrying them does not offer
+  the face.
+- Some writes need two factors (``amr`` holds ``mfa``): an administrator changing another
+  administrator's credentials (docs/security.md). Their refusal names ``acr_values``
+  ``urn:idp:acr:2fa``.
 """
 
 from __future__ import annotations
@@ -27,6 +36,10 @@ from litestar.handlers.base import BaseRouteHandler
 
 from idp_common.errors import PermissionDenied
 from idp_common.protocol.constants import (
+    ACR_ONE_FACTOR,
+    ACR_TWO_FACTOR,
+    AMR_MFA,
+    AMR_SECRETS,
     ERROR_INSUFFICIENT_USER_AUTHENTICATION,
     RECENT_SIGN_IN_MAX_AGE_SECONDS,
 )
@@ -34,7 +47,11 @@ from idp_common.web.guard import Caller, current_caller, requires
 
 __all__ = [
     "CLOCK_SKEW_SECONDS",
+    "SECRET_LEVELS",
+    "TWO_FACTOR_LEVELS",
     "check_recent_sign_in",
+    "included_a_secret",
+    "included_two_factors",
     "recent_sign_in_guard",
     "requires_recent_sign_in",
     "sign_in_is_recent",
@@ -43,6 +60,26 @@ __all__ = [
 
 CLOCK_SKEW_SECONDS: Final = 60
 MAX_AGE_OPT: Final = "recent_sign_in_max_age"
+#: ``acr_values`` of a refusal that needs a secret, and of one that needs two factors.
+SECRET_LEVELS: Final = (ACR_ONE_FACTOR, ACR_TWO_FACTOR)
+TWO_FACTOR_LEVELS: Final = (ACR_TWO_FACTOR,)
+
+
+def _methods(amr: object) -> frozenset[str]:
+    if not isinstance(amr, list | tuple):
+        return frozenset()
+    return frozenset(m for m in amr if isinstance(m, str))
+
+
+def included_a_secret(amr: object) -> bool:
+    """The sign-in included the password or a one-time code (RFC 8176 ``pwd``, ``otp``)."""
+    return bool(_methods(amr) & AMR_SECRETS)
+
+
+def included_two_factors(amr: object) -> bool:
+    """The sign-in used two factors (RFC 8176 ``mfa``) and one of them was a secret."""
+    methods = _methods(amr)
+    return AMR_MFA in methods and bool(methods & AMR_SECRETS)
 
 
 def sign_in_is_recent(
@@ -56,21 +93,48 @@ def sign_in_is_recent(
     return -CLOCK_SKEW_SECONDS <= age <= max_age
 
 
-def step_up_challenge(max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS) -> str:
+def step_up_challenge(
+    max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS, acr_values: tuple[str, ...] = ()
+) -> str:
     """The ``WWW-Authenticate`` value of the refusal (RFC 9470 §3, spec §5 rule 5)."""
-    return f'Bearer error="{ERROR_INSUFFICIENT_USER_AUTHENTICATION}", max_age={max_age}'
+    challenge = f'Bearer error="{ERROR_INSUFFICIENT_USER_AUTHENTICATION}", max_age={max_age}'
+    if acr_values:
+        challenge += f', acr_values="{" ".join(acr_values)}"'
+    return challenge
 
 
 def check_recent_sign_in(
-    caller: Caller, *, now: float, max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS
+    caller: Caller,
+    *,
+    now: float,
+    max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS,
+    two_factors: bool = False,
 ) -> None:
-    """Raise the 403 step-up refusal unless ``caller`` signed in recently enough."""
-    if sign_in_is_recent(caller.auth_time, now=now, max_age=max_age):
+    """Raise the 403 step-up refusal unless ``caller`` signed in within ``max_age`` seconds
+    with a secret (and, with ``two_factors``, with two factors)."""
+    amr = caller.claims.get("amr")
+    strong = included_two_factors(amr) if two_factors else included_a_secret(amr)
+    if sign_in_is_recent(caller.auth_time, now=now, max_age=max_age) and strong:
         return
+    # Only an old sign-in of the right kind: exactly the spec's challenge. The wrong kind
+    # of sign-in: the challenge also names the levels that will do (RFC 9470 §3).
+    levels: tuple[str, ...] = ()
+    if not strong:
+        levels = TWO_FACTOR_LEVELS if two_factors else SECRET_LEVELS
+    if two_factors:
+        detail = (
+            f"this change needs a sign-in with two factors within the last {max_age} "
+            "seconds; sign in again with your password and authenticator code"
+        )
+    else:
+        detail = (
+            f"this change needs a sign-in with your password or a one-time code within "
+            f"the last {max_age} seconds; sign in again"
+        )
     raise PermissionDenied(
-        f"this change needs a sign-in within the last {max_age} seconds; sign in again",
+        detail,
         code="auth.insufficient_user_authentication",
-        headers={"WWW-Authenticate": step_up_challenge(max_age)},
+        headers={"WWW-Authenticate": step_up_challenge(max_age, levels)},
     )
 
 
