@@ -39,4 +39,4 @@ class EntityApi(ApiClient):
     def __init__(self, stack: Stack, person: TestUser) -> None:
         super().__init__(stack, "entity", person.id, ALL_SELF_SERVICE_SCOPES)
         self.person = person
-        self.claims = {"auth_time": now()}
+        self.claims = {"auth_time": now(), "amr": ["pwd"]}

@@ -179,13 +179,16 @@ def test_password_change_needs_a_recent_sign_in(
 ) -> None:
     before = stored_hash(stack, person)
     body = {"currentPassword": person.password, "newPassword": NEW_PASSWORD}
-    for claims in ({"auth_time": now() - 1000}, {"auth_time": None}):
+    for claims in (
+        {"auth_time": now() - 1000, "amr": ["pwd"]},
+        {"auth_time": None, "amr": ["pwd"]},
+    ):
         entity_api.claims = claims
         refused = entity_api.post(PASSWORD_PATH, json=body)
         assert_problem(refused, 403)
         assert refused.headers["www-authenticate"] == STEP_UP
     assert stored_hash(stack, person) == before
-    entity_api.claims = {"auth_time": now() - 60}
+    entity_api.claims = {"auth_time": now() - 60, "amr": ["pwd"]}
     assert entity_api.post(PASSWORD_PATH, json=body).status_code == 204
 
 
@@ -282,7 +285,7 @@ def test_a_refused_email_change_names_the_field(
 def test_email_change_needs_a_recent_sign_in(
     stack: Stack, entity_api: EntityApi, person: Person
 ) -> None:
-    entity_api.claims = {"auth_time": now() - 301}
+    entity_api.claims = {"auth_time": now() - 301, "amr": ["pwd"]}
     body = {"email": "late@example.com", "currentPassword": person.password}
     refused = entity_api.post(EMAIL_PATH, json=body)
     assert_problem(refused, 403)

@@ -141,7 +141,7 @@ def test_the_template_is_sealed_not_plain_numbers(stack: Stack, entity_api: Enti
 
 
 def test_writes_need_a_recent_sign_in(stack: Stack, entity_api: EntityApi) -> None:
-    entity_api.claims = {"auth_time": now() - 301}
+    entity_api.claims = {"auth_time": now() - 301, "amr": ["pwd"]}
     for refused in (entity_api.put(PATH, files=upload("obama1.jpg")), entity_api.delete(PATH)):
         assert refused.status_code == 403
         assert refused.headers["www-authenticate"] == STEP_UP

@@ -166,7 +166,7 @@ def test_a_malformed_confirmation_names_the_field(
 
 def test_writes_need_a_recent_sign_in(stack: Stack, entity_api: EntityApi, person: Person) -> None:
     secret = entity_api.post("/entity/totp/enroll").json()["secret"]
-    entity_api.claims = {"auth_time": now() - 1000}
+    entity_api.claims = {"auth_time": now() - 1000, "amr": ["pwd"]}
     for method, path, body in (
         ("POST", "/entity/totp/enroll", None),
         ("POST", "/entity/totp/confirm", {"code": pyotp.TOTP(secret).now()}),

@@ -11,7 +11,7 @@ from authui_service.controllers.face import FaceSigninController
 from authui_service.controllers.reset import PasswordResetController
 from authui_service.controllers.signin import SigninController
 from authui_service.csrf import allowed_origins, same_site_json
-from authui_service.throttle import AccountThrottle
+from authui_service.throttle import FIRST_FACTOR, SECOND_FACTOR, Throttle
 from idp_common.config import Settings, load_settings
 from idp_common.face import FaceEngine
 from idp_common.web.app_factory import ServiceApp, create_service_app
@@ -26,7 +26,8 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         settings=settings,
         resources=resources,
         store=resources.browser_sessions,
-        throttle=AccountThrottle(resources.redis, settings.redis_prefix),
+        first_factor=Throttle(resources.redis, settings.redis_prefix, FIRST_FACTOR),
+        second_factor=Throttle(resources.redis, settings.redis_prefix, SECOND_FACTOR),
         secrets_key=settings.secrets_key_bytes,
         face=FaceEngine(settings),
         allowed_origins=allowed_origins(settings),

@@ -1,14 +1,18 @@
 """What the sign-in handlers share: settings, resources, the session store, the key
-that opens TOTP secrets, the account throttle. Built once in ``create_app``."""
+that opens TOTP secrets, the two throttles, the face engine. Built once in
+``create_app``."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from litestar.connection import ASGIConnection
 
-from authui_service.throttle import AccountThrottle
+from authui_service.throttle import Throttle
 from idp_common.config import Settings
 from idp_common.errors import RateLimited
 from idp_common.face import FaceEngine
@@ -17,9 +21,15 @@ from idp_common.protocol.constants import (
     TOKEN_PER_IP_WINDOW_SECONDS,
 )
 from idp_common.sessions import SessionStore
+from idp_common.web.dependency_errors import is_dependency_failure
 from idp_common.web.resources import Resources
 
 STATE_KEY = "signin"
+#: Face sign-in attempts per minute per caller address: each costs a decode and an
+#: embedding (0.1-0.4 s of a core), far more than a password check (docs/security.md).
+BIOMETRIC_PER_IP: Final = 10
+BIOMETRIC_WINDOW_SECONDS: Final = 60
+log = logging.getLogger("idp.signin")
 
 
 @dataclass
@@ -27,10 +37,31 @@ class SigninContext:
     settings: Settings
     resources: Resources
     store: SessionStore
-    throttle: AccountThrottle
+    first_factor: Throttle
+    second_factor: Throttle
     secrets_key: bytes | None
     face: FaceEngine
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
+    _background: set[asyncio.Task[None]] = field(default_factory=set)
+
+    def in_background(self, work: Coroutine[Any, Any, None], what: str) -> None:
+        """Run ``work`` after the answer (a notice mail); a failure is logged by ``what``,
+        never raised. The task is kept until it ends so that it is not collected."""
+
+        async def guarded() -> None:
+            try:
+                await work
+            except Exception as exc:
+                level = logging.WARNING if is_dependency_failure(exc) else logging.ERROR
+                log.log(level, "%s failed (%s)", what, type(exc).__name__)
+
+        task = asyncio.get_running_loop().create_task(guarded())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def limit_biometric(self, ip: str) -> None:
+        """Face sign-in attempts per address, on top of ``TOKEN_PER_IP``."""
+        await self._limit("face_ip", ip, BIOMETRIC_PER_IP, BIOMETRIC_WINDOW_SECONDS)
 
     async def limit_signin(self, ip: str) -> None:
         """Spec §8 ``TOKEN_PER_IP`` on the password routes: 429 past it."""

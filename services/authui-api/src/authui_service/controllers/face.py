@@ -31,12 +31,9 @@ from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
 
 from authui_service import flow
+from authui_service.attempts import first_factor_attempt
 from authui_service.context import SigninContext, context_of
-from authui_service.controllers.signin import (
-    check_throttle,
-    first_factor_passed,
-    refuse_credentials,
-)
+from authui_service.controllers.signin import first_factor_passed, refuse_credentials
 from authui_service.schemas import BiometricBody, StepAnswer
 from idp_common.avatars.upload import too_large
 from idp_common.crypto.secretbox import SecretboxError
@@ -93,7 +90,7 @@ class FaceSigninController(Controller):
         await ctx.limit_signin(caller_ip(request))
         challenge = await flow.load_challenge(ctx, data.challenge, "password")
         account = data.email.strip().lower()
-        await check_throttle(ctx, request, account, challenge)
+        await first_factor_attempt(ctx, request, account, challenge)
         image = decode_image_text(data.image, ctx.settings.avatar_max_bytes)
         presented = await embed_image(ctx.face, image, field=IMAGE_FIELD)
         facts = await _verify_face(ctx, request, account, presented, key, challenge)
@@ -129,7 +126,7 @@ async def _verify_face(
             and enrolled is not None
             and matches(enrolled, presented, ctx.settings.face_threshold)
         ):
-            await ctx.throttle.clear(account)
+            await ctx.first_factor.clear(account)
             return facts
         reason = "face_mismatch" if enrolled is not None else "template_unusable"
     detail = {"reason": reason, "method": AMR_FACE}

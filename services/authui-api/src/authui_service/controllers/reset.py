@@ -92,7 +92,7 @@ class PasswordResetController(Controller):
                     detail={"sessions_ended": ended, "refresh_tokens_revoked": revoked},
                 ),
             )
-        await ctx.throttle.clear(user.email.lower())
+        await ctx.first_factor.clear(user.email.lower())
 
 
 def _invalid_token() -> InvalidArgument:

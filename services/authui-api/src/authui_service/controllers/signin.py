@@ -11,6 +11,13 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import JSONBody
 
 from authui_service import flow
+from authui_service.attempts import (
+    CODE,
+    first_factor_attempt,
+    second_factor_attempt,
+    second_factor_failed,
+    second_factor_passed,
+)
 from authui_service.context import SigninContext, context_of
 from authui_service.rules import challenge_kind, error_redirect
 from authui_service.schemas import (
@@ -23,6 +30,7 @@ from authui_service.schemas import (
     TotpBody,
 )
 from authui_service.store import get_totp, set_password_hash, use_totp_step
+from authui_service.throttle import Verdict
 from authui_service.totp import spend_recovery_code
 from idp_common.audit import AuditEntry, write_audit
 from idp_common.crypto.passwords import (
@@ -35,7 +43,6 @@ from idp_common.crypto.secretbox import SecretboxError, open_sealed, totp_contex
 from idp_common.errors import (
     NotFound,
     PermissionDenied,
-    RateLimited,
     ServiceUnavailable,
     Unauthenticated,
 )
@@ -121,7 +128,7 @@ class SigninController(Controller):
         await ctx.limit_signin(caller_ip(request))
         challenge = await flow.load_challenge(ctx, data.challenge, "password")
         account = data.email.strip().lower()
-        await check_throttle(ctx, request, account, challenge)
+        await first_factor_attempt(ctx, request, account, challenge)
         facts = await _verify_password(ctx, request, account, data.password, challenge)
         return await first_factor_passed(ctx, request, challenge, facts, AMR_PASSWORD)
 
@@ -141,11 +148,11 @@ class SigninController(Controller):
         if user is None or user.disabled:
             await ctx.store.delete_challenge(challenge.id)
             raise Unauthenticated("sign in again", code="auth.challenge_ended")
-        await check_throttle(ctx, request, user.email.lower(), challenge)
+        verdict = await second_factor_attempt(ctx, request, CODE, user, challenge)
         accepted = await _code_accepted(ctx, user, data.code, ctx.secrets_key)
         if accepted is None:
-            await _wrong_code(ctx, request, challenge, user)
-        await ctx.throttle.clear(user.email.lower())
+            await _wrong_code(ctx, request, challenge, user, verdict)
+        await second_factor_passed(ctx, CODE, user)
         if accepted == RECOVERY_CODE:
             await _recovery_code_used(ctx, request, challenge, user)
         first = [m for m in challenge.amr if m not in (AMR_OTP, AMR_MFA)] or [AMR_PASSWORD]
@@ -191,31 +198,6 @@ class SigninController(Controller):
         return StepAnswer(next="done", redirect_to=target)
 
 
-async def check_throttle(
-    ctx: SigninContext, request: AnyRequest, account: str, challenge: Challenge
-) -> None:
-    """429 while the account waits out its growing delay (alike for unknown accounts)."""
-    wait = await ctx.throttle.retry_after(account, time.time())
-    if wait:
-        await flow.audit(
-            ctx,
-            request,
-            AuditEntry(
-                action="login.throttled",
-                status_code=429,
-                actor=challenge.user_id,
-                target_type="client",
-                target=challenge.client_id,
-                detail={"retry_after": wait},
-            ),
-        )
-        raise RateLimited(
-            "too many failed sign-ins for this account; wait and try again",
-            retry_after=wait,
-            code="auth.account_throttled",
-        )
-
-
 async def _verify_password(
     ctx: SigninContext, request: AnyRequest, account: str, password: str, challenge: Challenge
 ) -> SignInFacts:
@@ -229,7 +211,7 @@ async def _verify_password(
     else:
         matched = await verify_password_async(stored, password)
     if facts is not None and user is not None and matched and not user.disabled:
-        await ctx.throttle.clear(account)
+        await ctx.first_factor.clear(account)
         if stored is not None and needs_rehash(stored):
             new_hash = await hash_password_async(password)
             async with ctx.resources.sessions.begin() as db:
@@ -247,9 +229,8 @@ async def refuse_credentials(
     user: UserRecord | None,
     detail: dict[str, str],
 ) -> NoReturn:
-    """A failed first factor: counted by the account throttle, audited ``login.failed``
-    with ``detail``, and one 401 whatever the cause."""
-    await ctx.throttle.record_failure(account, time.time())
+    """A failed first factor (already counted by the account throttle), audited
+    ``login.failed`` with ``detail``, and one 401 whatever the cause."""
     await flow.audit(
         ctx,
         request,
@@ -307,11 +288,15 @@ async def _recovery_code_used(
 
 
 async def _wrong_code(
-    ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord
+    ctx: SigninContext,
+    request: AnyRequest,
+    challenge: Challenge,
+    user: UserRecord,
+    verdict: Verdict,
 ) -> None:
-    """Count the failure; the fifth ends the challenge (the person starts again)."""
+    """The failure is counted on the person's code counter (which may now lock); the fifth
+    of one challenge ends it (the person starts again)."""
     challenge.failed_codes += 1
-    await ctx.throttle.record_failure(user.email.lower(), time.time())
     ended = challenge.failed_codes >= MAX_WRONG_CODES
     await flow.audit(
         ctx,
@@ -325,6 +310,7 @@ async def _wrong_code(
             detail={"failures": challenge.failed_codes, "challenge_ended": ended},
         ),
     )
+    await second_factor_failed(ctx, request, CODE, user, challenge, verdict)
     if ended:
         await ctx.store.delete_challenge(challenge.id)
         raise Unauthenticated("too many wrong codes; sign in again", code="auth.challenge_ended")

@@ -1,0 +1,170 @@
+"""Counting sign-in attempts against the throttles (:mod:`authui_service.throttle`), and
+what a locked second factor does: it is audited and the person is told by mail that
+someone who knows their password (or holds their photo) is trying to get in.
+
+Every attempt is counted before it is evaluated (:meth:`Throttle.attempt`); a refused
+attempt is a 429 with ``Retry-After``, audited, and never evaluated.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+from litestar import Request
+
+from authui_service import flow
+from authui_service.context import SigninContext
+from authui_service.throttle import Verdict, delay_after, factor_subject
+from idp_common.audit import AuditEntry
+from idp_common.errors import RateLimited
+from idp_common.mail import build_message, send_mail
+from idp_common.repos.users import UserRecord
+from idp_common.sessions import Challenge
+
+AnyRequest = Request[Any, Any, Any]
+#: Second-factor kinds: one-time and recovery codes share ``code``.
+CODE: Final = "code"
+FACE: Final = "face"
+#: At most one lock notice per person and factor in this many seconds.
+NOTICE_EVERY_SECONDS: Final = 24 * 3600
+NOTICE_SUBJECT: Final = "Someone is trying to sign in to your account"
+
+
+async def first_factor_attempt(
+    ctx: SigninContext, request: AnyRequest, account: str, challenge: Challenge
+) -> None:
+    """Count one password (or face-instead-of-password) attempt for ``account``; 429 while
+    the account waits out its delay (alike for unknown accounts)."""
+    verdict = await ctx.first_factor.attempt(account, time.time())
+    if not verdict.allowed:
+        await _refused(ctx, request, challenge, "login.throttled", verdict, actor=None)
+        raise RateLimited(
+            "too many failed sign-ins for this account; wait and try again",
+            retry_after=verdict.retry_after,
+            code="auth.account_throttled",
+        )
+
+
+async def first_factor_waits(
+    ctx: SigninContext, request: AnyRequest, account: str, challenge: Challenge
+) -> None:
+    """The same refusal as :func:`first_factor_attempt` without counting: a cheap check
+    before expensive work (decoding a face image)."""
+    wait = await ctx.first_factor.retry_after(account, time.time())
+    if wait:
+        verdict = Verdict(allowed=False, retry_after=wait, failures=0)
+        await _refused(ctx, request, challenge, "login.throttled", verdict, actor=None)
+        raise RateLimited(
+            "too many failed sign-ins for this account; wait and try again",
+            retry_after=wait,
+            code="auth.account_throttled",
+        )
+
+
+async def second_factor_attempt(
+    ctx: SigninContext, request: AnyRequest, factor: str, user: UserRecord, challenge: Challenge
+) -> Verdict:
+    """Count one attempt at the person's ``factor``; 429 ``auth.factor_throttled`` while
+    the factor is locked. A correct password never unlocks it."""
+    verdict = await ctx.second_factor.attempt(factor_subject(factor, user.id), time.time())
+    if not verdict.allowed:
+        await _refused(
+            ctx, request, challenge, "second_factor.throttled", verdict, actor=user, factor=factor
+        )
+        raise RateLimited(
+            "too many wrong attempts at this step; wait and try again",
+            retry_after=verdict.retry_after,
+            code="auth.factor_throttled",
+        )
+    return verdict
+
+
+async def second_factor_passed(ctx: SigninContext, factor: str, user: UserRecord) -> None:
+    await ctx.second_factor.clear(factor_subject(factor, user.id))
+
+
+async def second_factor_failed(
+    ctx: SigninContext,
+    request: AnyRequest,
+    factor: str,
+    user: UserRecord,
+    challenge: Challenge,
+    verdict: Verdict,
+) -> None:
+    """After a wrong code or face: when this failure locks the factor, audit
+    ``second_factor.locked`` and mail the person (at most once a day per factor)."""
+    policy = ctx.second_factor.policy
+    if verdict.failures < policy.free:
+        return
+    delay = delay_after(verdict.failures, policy)
+    await flow.audit(
+        ctx,
+        request,
+        AuditEntry(
+            action="second_factor.locked",
+            status_code=429,
+            actor=str(user.id),
+            target_type="client",
+            target=challenge.client_id,
+            detail={"factor": factor, "failures": verdict.failures, "retry_after": delay},
+        ),
+    )
+    notice_key = f"{ctx.settings.redis_prefix}factor-notice:{factor}:{user.id}"
+    if await ctx.store.redis.set(notice_key, b"1", nx=True, ex=NOTICE_EVERY_SECONDS):
+        message = build_message(
+            sender=ctx.settings.smtp_from,
+            to=user.email,
+            subject=NOTICE_SUBJECT,
+            text=lock_notice(factor, verdict.failures, delay),
+        )
+        ctx.in_background(send_mail(ctx.settings.smtp_url, message), "lock notice mail")
+
+
+def lock_notice(factor: str, failures: int, delay: int) -> str:
+    """The text of the mail a locked factor sends (no link: a mail that asks for a click
+    is what phishing looks like)."""
+    wait = f"{delay // 60} minutes" if delay >= 60 else f"{delay} seconds"
+    if factor == CODE:
+        what = (
+            "Someone entered your password correctly and then "
+            f"{failures} wrong authenticator codes in a row."
+        )
+        advice = (
+            "If this was not you, your password is known to someone else: sign in and "
+            "change it now, and end the sessions you do not recognise."
+        )
+    else:
+        what = f"{failures} face sign-ins in a row did not match your face."
+        advice = (
+            "If this was not you, someone may be trying a photo of you: sign in with your "
+            "password, change it, and consider removing face sign-in from your account."
+        )
+    return (
+        f"{what}\n\nSigning in this way is paused for {wait}; each further failure "
+        f"makes the pause longer.\n\n{advice}\n"
+    )
+
+
+async def _refused(
+    ctx: SigninContext,
+    request: AnyRequest,
+    challenge: Challenge,
+    action: str,
+    verdict: Verdict,
+    *,
+    actor: UserRecord | None,
+    factor: str | None = None,
+) -> None:
+    detail: dict[str, object] = {"retry_after": verdict.retry_after}
+    if factor is not None:
+        detail["factor"] = factor
+    entry = AuditEntry(
+        action=action,
+        status_code=429,
+        actor=None if actor is None else str(actor.id),
+        target_type="client",
+        target=challenge.client_id,
+        detail=detail,
+    )
+    await flow.audit(ctx, request, entry)
