@@ -8,7 +8,8 @@ be among the token's scopes.
 - missing, expired, malformed, wrong-audience or badly signed token: 401 with
   ``WWW-Authenticate: Bearer`` (RFC 6750 §3, ``error="invalid_token"`` when one was sent);
 - valid token without the permission: 403, ``error="insufficient_scope"``, audited.
-Failed authentications count against a per-address limit (429 past it).
+Failed authentications count against a per-address limit (429 past it). The limit fails
+open: with Redis unreachable a bad token is still 401, with a log line.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import msgspec
 from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
+from redis.exceptions import RedisError
 
 from idp_common.audit import AuditEntry, record_audit
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
@@ -60,14 +62,20 @@ def _bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
 
 async def _refuse(connection: ASGIConnection[Any, Any, Any, Any], reason: str, sent: bool) -> None:
     resources = resources_of(connection)
-    result = await resources.limiter.hit(
-        "auth_fail",
-        caller_ip(connection),
-        limit=resources.settings.auth_fail_per_ip,
-        window_seconds=60,
-    )
-    if not result.allowed:
-        raise RateLimited("too many failed authentications", retry_after=result.retry_after)
+    try:
+        result = await resources.limiter.hit(
+            "auth_fail",
+            caller_ip(connection),
+            limit=resources.settings.auth_fail_per_ip,
+            window_seconds=60,
+        )
+    except (RedisError, OSError) as exc:
+        # Fail open: without Redis the count cannot be kept, but the token is still bad,
+        # and "401" is the truth where a 500 would hide it (issue 19, attack 17).
+        log.warning("failed-authentication limit not applied (%s)", type(exc).__name__)
+    else:
+        if not result.allowed:
+            raise RateLimited("too many failed authentications", retry_after=result.retry_after)
     challenge = 'Bearer realm="idp"'
     if sent:
         challenge += f', error="invalid_token", error_description="{reason}"'
