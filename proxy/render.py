@@ -88,6 +88,8 @@ def render(args: argparse.Namespace) -> Path:
         "FACE_JSON_BODY_MAX": str(args.avatar_max_bytes * 4 // 3 + 1024 * 1024),
         "SIGNIN_RATE": args.signin_rate,
         "SIGNIN_BURST": str(args.signin_burst),
+        "AUTHORIZE_RATE": args.authorize_rate,
+        "AUTHORIZE_BURST": str(args.authorize_burst),
         "RETRY_AFTER": str(args.retry_after),
     }
     template = (HERE / "nginx.conf.template").read_text()
@@ -111,6 +113,10 @@ def main() -> None:
     p.add_argument("--avatar-max-bytes", type=int, default=5 * 1024 * 1024)
     p.add_argument("--signin-rate", default="10r/s", help="nginx limit_req rate per address")
     p.add_argument("--signin-burst", type=int, default=50)
+    p.add_argument(
+        "--authorize-rate", default="10r/s", help="limit_req rate of /oauth2/authorize per address"
+    )
+    p.add_argument("--authorize-burst", type=int, default=50)
     p.add_argument("--retry-after", type=int, default=1)
     p.add_argument("--workers", default="1")
     p.add_argument("--mime-types", default="")

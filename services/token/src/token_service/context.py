@@ -1,7 +1,8 @@
 """What every protocol handler of the token service reaches: settings, keys, storage,
-the revocation list and the in-process caches. One :class:`TokenContext` per worker,
-made on first use and kept in the app state; :class:`GrantDeps` adds the request's
-moment and caller address (STYLE.md §2: time is passed in).
+the revocation list, the per-address bound on sign-in challenges and the in-process
+caches. One :class:`TokenContext` per worker, made on first use and kept in the app
+state; :class:`GrantDeps` adds the request's moment and caller address (STYLE.md §2:
+time is passed in).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Final
 
 from litestar.connection import ASGIConnection
 
+from idp_common.challenge_quota import ChallengeQuota
 from idp_common.change_stamp import CLIENTS, StampWatch
 from idp_common.config import Settings
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, verify_signature
@@ -40,6 +42,7 @@ class TokenContext:
     resources: Resources
     revocations: RevocationList
     client_stamp: StampWatch
+    challenge_quota: ChallengeQuota
     clients: TTLCache[str, ClientRecord] = field(
         default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
     )
@@ -116,6 +119,7 @@ def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContex
             resources=resources,
             revocations=RevocationList(resources.redis, prefix),
             client_stamp=StampWatch(RedisBatch(resources.redis), prefix, CLIENTS),
+            challenge_quota=ChallengeQuota(resources.redis, prefix),
         )
         state[_STATE_KEY] = context
     return context

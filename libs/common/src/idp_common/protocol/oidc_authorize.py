@@ -10,6 +10,40 @@ Validation happens in two stages, because where an error may go depends on it:
    endpoint sends back to the (now trusted) redirect URI with ``state`` and ``iss``.
 
 Parameters may not repeat (RFC 6749 §3.1); unknown ones are ignored.
+
+Size bounds (issue #19, attack 4). A request that has not signed anyone in yet may store a
+sign-in challenge, so what it may carry is bounded before anything else is looked at. A
+value longer than its bound is refused with ``ParameterTooLong`` (an error page naming
+the parameter, the value never echoed, nothing stored) instead of being sent back to a
+redirect URI that is not trusted yet. :data:`PARAMETER_BOUNDS`, in characters:
+
+====================== ====== ==========================================================
+parameter              bound  why this size
+====================== ====== ==========================================================
+response_type          32     ``code``
+client_id              255    generated ids are short; 255 is the usual identifier bound
+redirect_uri           2048   compared with the registered URIs; the common URL bound
+scope                  1024   the console asks for 24 scopes in about 420 characters
+state                  1024   an opaque value or a signed blob of the client's
+nonce                  512    a random value (OIDC Core §3.1.2.1), or its hash
+prompt                 64     ``none``, ``login``, ``consent``, ``select_account``
+max_age                10     seconds, digits only
+login_hint             256    an email address (at most 254) or a username
+id_token_hint          4096   an ID token with profile claims; verified, never stored
+code_challenge         128    S256 is 43; 128 is RFC 7636's verifier maximum
+code_challenge_method  16     ``S256``
+challenge              64     the provider's own challenge ids are 32
+response_mode          32     ``query``
+ui_locales             256    accepted and ignored
+acr_values             256    accepted and ignored
+display                32     accepted and ignored
+claims                 2048   accepted and ignored
+request                4096   refused (``request_not_supported``)
+request_uri            2048   refused (``request_not_supported``)
+====================== ====== ==========================================================
+
+With these bounds a stored challenge stays under about 4 KB besides its redirect URI,
+which must be one the client registered.
 """
 
 from __future__ import annotations
@@ -17,6 +51,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from idp_common.protocol.constants import (
@@ -32,29 +68,32 @@ from idp_common.protocol.constants import (
 PKCE_METHOD_S256 = "S256"
 _PKCE_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 _SCOPE_TOKEN = re.compile(r"^[\x21\x23-\x5b\x5d-\x7e]+$")  # RFC 6749 §3.3 scope-token
-MAX_PARAMETER_LENGTH = 2048
-ALL_PARAMETERS = (
-    "response_type",
-    "client_id",
-    "redirect_uri",
-    "scope",
-    "state",
-    "nonce",
-    "prompt",
-    "max_age",
-    "login_hint",
-    "id_token_hint",
-    "code_challenge",
-    "code_challenge_method",
-    "challenge",
-    "response_mode",
-    "ui_locales",
-    "acr_values",
-    "display",
-    "claims",
-    "request",
-    "request_uri",
+#: The longest value each parameter may have, in characters (see the module's table).
+PARAMETER_BOUNDS: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "response_type": 32,
+        "client_id": 255,
+        "redirect_uri": 2048,
+        "scope": 1024,
+        "state": 1024,
+        "nonce": 512,
+        "prompt": 64,
+        "max_age": 10,
+        "login_hint": 256,
+        "id_token_hint": 4096,
+        "code_challenge": 128,
+        "code_challenge_method": 16,
+        "challenge": 64,
+        "response_mode": 32,
+        "ui_locales": 256,
+        "acr_values": 256,
+        "display": 32,
+        "claims": 2048,
+        "request": 4096,
+        "request_uri": 2048,
+    }
 )
+ALL_PARAMETERS: Final = tuple(PARAMETER_BOUNDS)
 
 
 class UntrustedRequest(Exception):
@@ -63,6 +102,15 @@ class UntrustedRequest(Exception):
     def __init__(self, description: str) -> None:
         super().__init__(description)
         self.description = description
+
+
+class ParameterTooLong(UntrustedRequest):
+    """A value longer than its bound: refused before anything is looked up or stored."""
+
+    def __init__(self, name: str, bound: int) -> None:
+        super().__init__(f"the {name} parameter is longer than {bound} characters")
+        self.name = name
+        self.bound = bound
 
 
 class AuthorizeError(Exception):
@@ -102,20 +150,29 @@ class AuthorizationRequest:
         return PROMPT_CONSENT in self.prompt
 
 
-def single_values(params: Mapping[str, Sequence[str]]) -> tuple[dict[str, str], list[str]]:
-    """One value per known parameter, and the names given more than once (or too long).
+def check_bounds(params: Mapping[str, Sequence[str]]) -> None:
+    """Raise ``ParameterTooLong`` for the first value beyond its bound."""
+    for name, bound in PARAMETER_BOUNDS.items():
+        if any(len(value) > bound for value in params.get(name, ())):
+            raise ParameterTooLong(name, bound)
 
-    A bad ``client_id`` or ``redirect_uri`` raises ``UntrustedRequest`` at once (the
-    redirect target itself is in doubt); the other names are reported after the
-    redirect URI is trusted, with ``refuse_repeated``.
+
+def single_values(params: Mapping[str, Sequence[str]]) -> tuple[dict[str, str], list[str]]:
+    """One value per known parameter, and the names given more than once.
+
+    Every value is checked against its bound first (``ParameterTooLong``). A repeated
+    ``client_id`` or ``redirect_uri`` raises ``UntrustedRequest`` at once (the redirect
+    target itself is in doubt); the other names are reported after the redirect URI is
+    trusted, with ``refuse_repeated``.
     """
+    check_bounds(params)
     values: dict[str, str] = {}
     repeated: list[str] = []
     for name in ALL_PARAMETERS:
         given = [v for v in params.get(name, ()) if v != ""]
-        if len(given) > 1 or any(len(v) > MAX_PARAMETER_LENGTH for v in given):
+        if len(given) > 1:
             if name in ("client_id", "redirect_uri"):
-                raise UntrustedRequest(f"the {name} parameter is repeated or too long")
+                raise UntrustedRequest(f"the {name} parameter is repeated")
             repeated.append(name)
         elif given:
             values[name] = given[0]
@@ -124,9 +181,7 @@ def single_values(params: Mapping[str, Sequence[str]]) -> tuple[dict[str, str], 
 
 def refuse_repeated(repeated: Sequence[str]) -> None:
     if repeated:
-        raise AuthorizeError(
-            "invalid_request", f"the {repeated[0]} parameter is repeated or too long"
-        )
+        raise AuthorizeError("invalid_request", f"the {repeated[0]} parameter is repeated")
 
 
 def match_redirect_uri(registered: Sequence[str], given: str | None) -> str:

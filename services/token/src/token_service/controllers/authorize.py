@@ -6,6 +6,13 @@ when the sign-in API has completed the challenge, the page sends the browser bac
 with ``?challenge=<id>`` and the code is issued then (DESIGN.md "Sign-in").
 
 ``prompt=none`` never shows anything, and when it refuses it writes nothing anywhere.
+
+A request that would store a challenge is bounded (issue #19, attack 4): every parameter
+has a size bound (``idp_common.protocol.oidc_authorize.PARAMETER_BOUNDS``; beyond it a
+400 page names the parameter), an address may start ``SVC_CHALLENGE_PER_IP`` challenges
+a minute (then a 429 page with ``Retry-After``) and hold at most 50 live ones
+(``idp_common.challenge_quota``: the oldest gives way). A code issued from a live session
+and ``prompt=none`` store no challenge and are not counted.
 """
 
 from __future__ import annotations
@@ -38,9 +45,10 @@ from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.repos.codes import create_authorization_code
 from idp_common.repos.users import effective_scopes, get_user
 from idp_common.sessions import BrowserSession, Challenge
-from idp_common.web.caller import resources_of
+from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
 from token_service.context import token_context
+from token_service.limits import challenge_retry_after
 from token_service.storage import authorize_view
 
 GRANT_AUTHORIZATION_CODE = "authorization_code"
@@ -135,7 +143,7 @@ async def decide(
     if session is None or view is None or view[0].claims.user.disabled:
         if req.no_interaction:
             raise AuthorizeError("login_required", "the person must sign in")
-        return await to_sign_in(resources, req, None, status)
+        return await to_sign_in(request, resources, req, None, status)
     person, consented = view
     granted = grant_scopes(req.scopes, client.scopes, set(person.scopes))
     if not granted:
@@ -143,7 +151,7 @@ async def decide(
     if not client.skip_consent and (req.forces_consent or not set(granted) <= consented):
         if req.no_interaction:
             raise AuthorizeError("consent_required", "the person must approve this application")
-        return await to_sign_in(resources, req, session, status)
+        return await to_sign_in(request, resources, req, session, status)
     return await issue_code(resources, client, req, session, granted, status)
 
 
@@ -180,11 +188,23 @@ def hinted_subject(
 
 
 async def to_sign_in(
+    request: Request[Any, Any, Any],
     resources: Resources,
     req: AuthorizationRequest,
     session: BrowserSession | None,
     status: int,
 ) -> Response[bytes]:
+    """Store a challenge and send the browser to the sign-in page, within the address's
+    per-minute limit and live-challenge bound (see the module)."""
+    ip = caller_ip(request)
+    retry_after = await challenge_retry_after(resources, ip)
+    if retry_after is not None:
+        return error_page(
+            "Too many sign-in requests came from your network. "
+            "Wait a minute, then go back to the application and try again.",
+            status=429,
+            headers={"Retry-After": str(retry_after)},
+        )
     challenge = Challenge(
         id="",
         client_id=req.client_id,
@@ -206,6 +226,7 @@ async def to_sign_in(
         challenge.acr = session.acr
         challenge.session_sid = session.sid
     await resources.browser_sessions.save_challenge(challenge)
+    await token_context(request).challenge_quota.record(ip, challenge.id)
     return redirect(f"{resources.settings.auth_ui_url}/login?challenge={challenge.id}", status)
 
 
@@ -301,11 +322,15 @@ def redirect(location: str, status: int) -> Response[bytes]:
     return Response(b"", status_code=status, headers={"Location": location})
 
 
-def error_page(message: str, *, status: int = 400) -> Response[bytes]:
+def error_page(
+    message: str, *, status: int = 400, headers: dict[str, str] | None = None
+) -> Response[bytes]:
     """Shown to the person when the request cannot be sent back to the client."""
     body = (
         '<!doctype html><html lang="en"><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Sign-in refused</title><h1>Sign-in refused</h1><p>{html.escape(message)}</p>"
     ).encode()
-    return Response(body, status_code=status, media_type="text/html; charset=utf-8")
+    return Response(
+        body, status_code=status, media_type="text/html; charset=utf-8", headers=headers
+    )

@@ -1,0 +1,56 @@
+"""The size bounds of authorization request parameters (issue #19, attack 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from idp_common.protocol.oidc_authorize import (
+    ALL_PARAMETERS,
+    PARAMETER_BOUNDS,
+    AuthorizeError,
+    ParameterTooLong,
+    UntrustedRequest,
+    refuse_repeated,
+    single_values,
+)
+
+
+def test_every_accepted_parameter_has_a_bound() -> None:
+    assert set(ALL_PARAMETERS) == set(PARAMETER_BOUNDS)
+    assert all(bound > 0 for bound in PARAMETER_BOUNDS.values())
+
+
+@pytest.mark.parametrize("name", sorted(PARAMETER_BOUNDS))
+def test_a_value_at_its_bound_passes_and_one_more_character_is_refused(name: str) -> None:
+    bound = PARAMETER_BOUNDS[name]
+    values, repeated = single_values({name: ["a" * bound]})
+    assert values == {name: "a" * bound} and repeated == []
+    with pytest.raises(ParameterTooLong) as caught:
+        single_values({name: ["a" * (bound + 1)]})
+    assert caught.value.name == name
+    assert caught.value.description == f"the {name} parameter is longer than {bound} characters"
+    assert "aaaa" not in str(caught.value)  # the value itself is never repeated
+
+
+def test_an_oversized_value_is_refused_even_when_repeated() -> None:
+    with pytest.raises(ParameterTooLong):
+        single_values({"state": ["ok", "s" * 5000]})
+
+
+def test_an_oversized_value_is_untrusted_not_sent_to_the_client() -> None:
+    """The error page, not a redirect: a too-long value says nothing good of the request."""
+    assert issubclass(ParameterTooLong, UntrustedRequest)
+    assert not issubclass(ParameterTooLong, AuthorizeError)
+
+
+def test_unknown_parameters_are_ignored_whatever_their_size() -> None:
+    assert single_values({"unknown": ["x" * 100_000], "state": ["s"]}) == ({"state": "s"}, [])
+
+
+def test_repeated_parameters() -> None:
+    with pytest.raises(UntrustedRequest, match="client_id parameter is repeated"):
+        single_values({"client_id": ["a", "b"]})
+    values, repeated = single_values({"state": ["a", "b"], "nonce": ["n"], "prompt": [""]})
+    assert values == {"nonce": "n"} and repeated == ["state"]
+    with pytest.raises(AuthorizeError, match="the state parameter is repeated"):
+        refuse_repeated(repeated)
