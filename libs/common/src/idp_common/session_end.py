@@ -1,25 +1,41 @@
 """Ending browser sessions (spec part 3: logout, ``DELETE /entity/sessions/{id}``, password
 change, an administrator ending all of a person's sessions; DESIGN.md "Events").
 
-:func:`end_sessions` does, for each session, inside the caller's open transaction:
+:func:`end_sessions` writes, for each session, inside the caller's open transaction:
 
-1. deletes it from Redis; a session already gone (another request ended it a moment ago)
-   is skipped, so each session's end is announced once;
-2. revokes the session's refresh tokens
+1. an outbox row, subject ``{nats_prefix}.session.ended``, payload
+   ``{"user_id", "sid", "clients", "reason"}`` (:class:`SessionEnded`) that the relay
+   publishes and the logout dispatcher turns into back-channel logout tokens, inserted
+   with ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``;
+2. the revocation of the session's refresh tokens
    (``UPDATE refresh_tokens SET revoked_at = now() WHERE session_sid = … AND revoked_at IS
    NULL``);
-3. adds an outbox row, subject ``{nats_prefix}.session.ended``, payload
-   ``{"user_id", "sid", "clients", "reason"}`` (:class:`SessionEnded`) that the relay
-   publishes and the logout dispatcher turns into back-channel logout tokens, and a
-   ``pg_notify`` that wakes the relay when the transaction commits;
+3. a ``pg_notify`` that wakes the relay when the transaction commits;
 
-then flushes. The caller commits.
+then flushes. The caller commits; once the commit has succeeded the sessions are deleted
+from Redis (an ``after_commit`` hook on the caller's session runs the deletion before
+``commit()`` returns; a Redis failure there raises from the commit, and the caller answers
+503).
 
-Order: Redis is cleared before the caller commits. If the commit then fails, the person
-is signed out without the tokens being revoked or the applications told: the safe
-direction. The other order could leave a live session behind a changed password when
-Redis fails after the commit. A Redis failure raises, so the caller's transaction rolls
-back and nothing is written to the database.
+Order, and why (issue #19, attack 6): the database first, Redis after the commit.
+
+- The transaction fails: nothing is written and the session is still in Redis, so the
+  person is still signed in and sees it; a retried logout (the same cookie) finds the
+  session and ends it properly. (Redis first, the other order used before, signed the
+  person out while their refresh tokens stayed valid and no application was told, and the
+  retry found nothing left to end.)
+- Redis fails after the commit: the tokens are revoked and the applications will be told;
+  the session lingers in Redis until a retry (the same logout, or the next password change
+  or administrator action) deletes it, or it idles out after 24 hours.
+
+Exactly one event per session: the outbox's unique ``dedupe_key`` is the session's
+tombstone. Of two transactions ending the same session at once, the second's insert waits
+for the first and then finds the key taken: it writes no event and counts no ended session
+(its refresh-token update finds nothing left to revoke). A retry after the Redis step failed
+finds the key taken the same way, revokes whatever was issued since (nothing, normally) and
+deletes the session from Redis. :func:`end_person_sessions` takes the sessions in ``sid``
+order, so two requests ending the same person's sessions never wait on each other in a
+cycle.
 """
 
 from __future__ import annotations
@@ -29,8 +45,11 @@ from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 import msgspec
-from sqlalchemy import func, update
+from sqlalchemy import event, func, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
+from sqlalchemy.util import await_only
 
 from idp_common.db.models import OutboxEvent, RefreshToken
 from idp_common.events.outbox import announce
@@ -46,6 +65,8 @@ __all__ = [
 ]
 
 SESSION_ENDED: Final = "session.ended"
+#: ``Session.info`` key of the Redis deletions waiting for the commit.
+_PENDING: Final = "idp_common.session_end.pending"
 
 
 class SessionEnded(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,8 +79,8 @@ class SessionEnded(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Ended(NamedTuple):
-    """What :func:`end_sessions` did: sessions it ended (not those already gone) and
-    refresh tokens it revoked with them."""
+    """What :func:`end_sessions` did: sessions it ended (not those another request ended
+    first) and refresh tokens it revoked with them."""
 
     sessions: int
     refresh_tokens: int
@@ -67,6 +88,11 @@ class Ended(NamedTuple):
 
 def session_ended_subject(nats_prefix: str) -> str:
     return f"{nats_prefix}.{SESSION_ENDED}"
+
+
+def dedupe_key(sid: str) -> str:
+    """The outbox key that makes a session's end one event."""
+    return f"{SESSION_ENDED}:{sid}"
 
 
 async def end_sessions(
@@ -81,23 +107,63 @@ async def end_sessions(
     revoked = ended = 0
     subject = session_ended_subject(nats_prefix)
     for record in sessions:
-        if not await store.end_session(record):
-            continue
+        event_ = SessionEnded(
+            user_id=record.user_id, sid=record.sid, clients=list(record.clients), reason=reason
+        )
+        written = await db_session.execute(
+            insert(OutboxEvent)
+            .values(
+                subject=subject,
+                payload=msgspec.to_builtins(event_),
+                dedupe_key=dedupe_key(record.sid),
+            )
+            .on_conflict_do_nothing(index_elements=[OutboxEvent.dedupe_key])
+            .returning(OutboxEvent.id)
+        )
+        if written.scalar_one_or_none() is not None:
+            ended += 1
         result = await db_session.execute(
             update(RefreshToken)
             .where(RefreshToken.session_sid == record.sid, RefreshToken.revoked_at.is_(None))
             .values(revoked_at=func.now())
         )
         revoked += int(getattr(result, "rowcount", 0) or 0)
-        event = SessionEnded(
-            user_id=record.user_id, sid=record.sid, clients=list(record.clients), reason=reason
-        )
-        db_session.add(OutboxEvent(subject=subject, payload=msgspec.to_builtins(event)))
-        ended += 1
     if ended:
         await announce(db_session)
     await db_session.flush()
+    _forget_after_commit(db_session, store, sessions)
     return Ended(ended, revoked)
+
+
+def _forget_after_commit(
+    db_session: AsyncSession, store: SessionStore, sessions: Sequence[BrowserSession]
+) -> None:
+    """Delete ``sessions`` from Redis once the caller's transaction has committed (never
+    when it rolls back)."""
+    if not sessions:
+        return
+    sync = db_session.sync_session
+    pending: list[tuple[SessionStore, list[BrowserSession]]] | None = sync.info.get(_PENDING)
+    if pending is None:
+        pending = sync.info[_PENDING] = []
+        event.listen(sync, "after_commit", _after_commit)
+        event.listen(sync, "after_rollback", _after_rollback)
+    pending.append((store, list(sessions)))
+
+
+def _after_commit(sync: Session) -> None:
+    if sync.in_nested_transaction():  # a savepoint released: the real commit is later
+        return
+    pending: list[tuple[SessionStore, list[BrowserSession]]] = sync.info.get(_PENDING) or []
+    work, pending[:] = list(pending), []
+    for store, sessions in work:
+        # Runs inside the commit's greenlet (AsyncSession.commit), so it may await.
+        await_only(store.forget_sessions(sessions))
+
+
+def _after_rollback(sync: Session) -> None:
+    pending: list[tuple[SessionStore, list[BrowserSession]]] = sync.info.get(_PENDING) or []
+    pending.clear()
 
 
 async def end_person_sessions(
@@ -111,7 +177,8 @@ async def end_person_sessions(
     """End every live session of a person (a password change or reset, an administrator's
     revocation, a deleted or disabled account) as :func:`end_sessions` does; return
     (sessions ended, refresh tokens revoked with them)."""
-    sessions = await store.list_sessions(str(user_id))
+    # In sid order: two requests ending the same person's sessions never wait in a cycle.
+    sessions = sorted(await store.list_sessions(str(user_id)), key=lambda r: r.sid)
     return await end_sessions(db_session, store, sessions, reason=reason, nats_prefix=nats_prefix)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
@@ -171,13 +172,23 @@ class SessionStore:
         return found
 
     async def end_session(self, record: BrowserSession) -> bool:
-        """Delete the session and its index entry; False when it was already gone (another
-        request ended it first: only the one that deleted it tells the applications)."""
+        """Delete the session and its index entry; False when it was already gone."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._session_key(record.sid))
             pipe.srem(self._index_key(record.user_id), record.sid)
             deleted, _ = await pipe.execute()
         return bool(deleted)
+
+    async def forget_sessions(self, records: Sequence[BrowserSession]) -> None:
+        """Delete these sessions and their index entries (idempotent). Called once their
+        end is committed in the database (:mod:`idp_common.session_end`)."""
+        if not records:
+            return
+        async with self.redis.pipeline(transaction=True) as pipe:
+            for record in records:
+                pipe.delete(self._session_key(record.sid))
+                pipe.srem(self._index_key(record.user_id), record.sid)
+            await pipe.execute()
 
     # --- challenges ----------------------------------------------------------------------
     async def save_challenge(self, challenge: Challenge) -> None:

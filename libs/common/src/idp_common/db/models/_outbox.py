@@ -19,7 +19,9 @@ class OutboxEvent(Base):
     """An event waiting for (or done with) publication on subject ``subject``.
 
     The partial index ``ix_event_outbox_unpublished`` lets the relay find pending rows in
-    ``id`` order without scanning published ones.
+    ``id`` order without scanning published ones. ``dedupe_key``, when set, is unique: a
+    writer inserting with ``ON CONFLICT DO NOTHING`` writes an event for that key once
+    (``session.ended:<sid>``: one event per ended session, :mod:`idp_common.session_end`).
     """
 
     __tablename__ = "event_outbox"
@@ -32,3 +34,4 @@ class OutboxEvent(Base):
     payload: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = created_at()
     published_at: Mapped[datetime | None]
+    dedupe_key: Mapped[str | None] = mapped_column(unique=True)
