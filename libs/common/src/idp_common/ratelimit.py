@@ -14,11 +14,15 @@ A fixed window admits at most ``2 * limit`` hits across a window boundary; that 
 acceptable for the coarse per-address limits of spec part 8 (``TOKEN_PER_IP``,
 ``RESET_PER_IP``).
 
-Keys are ``{prefix}rl:{bucket}:{key}``. A key made only of address-like characters
-(letters, digits, ``.``, ``:``, ``-``, ``_``) of at most 64 characters is kept as is, so an
-operator can find an address's counter; any other key (an email, a long value) is replaced
-by ``h:`` and the first 32 hex digits of its SHA-256, so Redis holds neither personal data
-nor unbounded key names.
+Keys are ``{prefix}rl:{bucket}:{key}``. A key that is an IPv6 address counts for its /64
+(``2001:db8:1:2::/64``; :func:`idp_common.protocol.caller_address.rate_limit_address`):
+every per-address limit of every service goes through here, so an IPv6 caller cannot pick
+a fresh bucket from its own /64 for each request. IPv4 and IPv4-mapped addresses stay one
+address each. A key made only of address-like characters (letters, digits, ``.``, ``:``,
+``/``, ``-``, ``_``) of at most 64 characters is kept as is, so an operator can find an
+address's counter; any other key (an email, a long value) is replaced by ``h:`` and the
+first 32 hex digits of its SHA-256, so Redis holds neither personal data nor unbounded
+key names.
 
 Redis errors propagate: the caller decides whether to fail open or closed.
 """
@@ -32,11 +36,12 @@ from typing import Any, Final
 
 from redis.asyncio import Redis
 
+from idp_common.protocol.caller_address import rate_limit_address
 from idp_common.turn_batch import TurnBatch
 
 __all__ = ["RateLimitResult", "RateLimiter", "rate_limit_key"]
 
-_PLAIN_KEY: Final = re.compile(r"[A-Za-z0-9.:_-]{1,64}")
+_PLAIN_KEY: Final = re.compile(r"[A-Za-z0-9.:/_-]{1,64}")
 _BUCKET: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 # KEYS: counters; ARGV: for each key its number of hits and its window in milliseconds.
@@ -74,9 +79,11 @@ class RateLimitResult:
 
 
 def rate_limit_key(prefix: str, bucket: str, key: str) -> str:
-    """The Redis key of ``(bucket, key)``: ``{prefix}rl:{bucket}:{key or its hash}``."""
+    """The Redis key of ``(bucket, key)``: ``{prefix}rl:{bucket}:{key or its hash}``, an
+    IPv6 address counted by its /64."""
     if not _BUCKET.fullmatch(bucket):
         raise ValueError(f"invalid rate-limit bucket name {bucket!r}")
+    key = rate_limit_address(key)
     if not _PLAIN_KEY.fullmatch(key):
         key = "h:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
     return f"{prefix}rl:{bucket}:{key}"

@@ -6,7 +6,11 @@ from ipaddress import IPv4Network, IPv6Network
 
 import pytest
 
-from idp_common.protocol.caller_address import caller_address, parse_trusted_networks
+from idp_common.protocol.caller_address import (
+    caller_address,
+    parse_trusted_networks,
+    rate_limit_address,
+)
 
 TRUSTED = parse_trusted_networks(["10.0.0.0/8", "192.0.2.7", "fd00::/8"])
 
@@ -102,3 +106,35 @@ def test_caller_address(
     expected: str,
 ) -> None:
     assert caller_address(peer, forwarded_for, trusted) == expected
+
+
+# --- rate_limit_address --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        pytest.param("2001:db8:1:2::7", "2001:db8:1:2::/64", id="ipv6-by-64"),
+        pytest.param("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64", id="ipv6-top"),
+        pytest.param("2001:DB8:1:3::1", "2001:db8:1:3::/64", id="ipv6-next-64"),
+        pytest.param("::1", "::/64", id="ipv6-loopback"),
+        pytest.param("fe80::1", "fe80::/64", id="ipv6-link-local"),
+        pytest.param("203.0.113.9", "203.0.113.9", id="ipv4-per-address"),
+        pytest.param("::ffff:203.0.113.9", "203.0.113.9", id="mapped-as-ipv4"),
+        pytest.param("64:ff9b::cb00:7109", "64:ff9b::cb00:7109", id="nat64-per-address"),
+        pytest.param(
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            id="teredo-per-address",
+        ),
+        pytest.param("unknown", "unknown", id="word"),
+        pytest.param(
+            "6f1c1d56-1b7e-4a57-9d7e-0f4a6c2b1e11",
+            "6f1c1d56-1b7e-4a57-9d7e-0f4a6c2b1e11",
+            id="account-id",
+        ),
+        pytest.param("a:b:c", "a:b:c", id="colons-not-an-address"),
+    ],
+)
+def test_rate_limit_address(key: str, expected: str) -> None:
+    assert rate_limit_address(key) == expected

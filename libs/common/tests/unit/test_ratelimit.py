@@ -12,7 +12,9 @@ from idp_common.ratelimit import RateLimiter, RateLimitResult, rate_limit_key
     ("key", "expected"),
     [
         pytest.param("203.0.113.9", "p:rl:token_ip:203.0.113.9", id="ipv4-kept"),
-        pytest.param("2001:db8::1", "p:rl:token_ip:2001:db8::1", id="ipv6-kept"),
+        pytest.param("2001:db8::1", "p:rl:token_ip:2001:db8::/64", id="ipv6-by-its-64"),
+        pytest.param("2001:db8:0:2::1", "p:rl:token_ip:2001:db8:0:2::/64", id="ipv6-other-64"),
+        pytest.param("::ffff:203.0.113.9", "p:rl:token_ip:203.0.113.9", id="mapped-as-ipv4"),
         pytest.param("unknown", "p:rl:token_ip:unknown", id="word-kept"),
     ],
 )

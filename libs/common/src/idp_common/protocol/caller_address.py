@@ -14,17 +14,34 @@ The per-address rate limits and the ``ip`` of every audit record use this addres
 
 When several ``X-Forwarded-For`` header lines arrive, the caller joins them with ``,``
 before calling :func:`caller_address`; the result is a chain and is not believed.
+
+Per-address limits count an IPv6 caller by its /64 (:func:`rate_limit_address`): one
+subscriber line or host is routinely given a whole /64 (RFC 6177, RFC 8273), so counting
+each of its 2^64 addresses apart gives one caller as many buckets as it likes. Audit
+records keep the full address.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Network, IPv6Address, IPv6Network
 
-__all__ = ["UNKNOWN_ADDRESS", "Network", "caller_address", "parse_trusted_networks"]
+__all__ = [
+    "UNKNOWN_ADDRESS",
+    "Network",
+    "caller_address",
+    "parse_trusted_networks",
+    "rate_limit_address",
+]
 
 Network = IPv4Network | IPv6Network
+#: The prefix length an IPv6 caller is counted by (one subscriber's or one host's share).
+IPV6_LIMIT_PREFIX = 64
+#: IPv6 ranges whose low bits carry a whole IPv4 address (RFC 6052 NAT64, RFC 4380
+#: Teredo): a /64 of them is many unrelated IPv4 callers, so they stay one address each.
+_EMBEDDED_IPV4 = (IPv6Network("64:ff9b::/96"), IPv6Network("2001::/32"))
 #: Returned when there is no usable peer address (no socket peer, a Unix socket, a test client).
 UNKNOWN_ADDRESS = "unknown"
 
@@ -107,3 +124,24 @@ def caller_address(peer: str | None, forwarded_for: str | None, trusted: Sequenc
         if forwarded is not None:
             return str(forwarded)
     return str(peer_address)
+
+
+@lru_cache(maxsize=4096)
+def rate_limit_address(key: str) -> str:
+    """What a per-address limit counts for ``key``: an IPv6 address stands for its /64
+    (``2001:db8:1:2::/64``); IPv4, an IPv4-mapped IPv6 address (as its IPv4 address),
+    NAT64 and Teredo addresses stay one address each. A key that is not an IP address (an
+    account id, ``unknown``) is returned unchanged."""
+    if ":" not in key:  # IPv4 or not an address: the common case, no parsing
+        return key
+    try:
+        address = ipaddress.ip_address(key)
+    except ValueError:
+        return key
+    if not isinstance(address, IPv6Address):
+        return key
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    if any(address in network for network in _EMBEDDED_IPV4):
+        return str(address)
+    return str(IPv6Network((address, IPV6_LIMIT_PREFIX), strict=False))
