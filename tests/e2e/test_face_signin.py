@@ -73,7 +73,7 @@ def test_enrol_then_sign_in_with_another_photo(stack: Stack, app: records.TestCl
         claims = id_token_claims(stack, browser, authorization, step)
     assert claims["sub"] == person.id
     assert claims["amr"] == ["face"]
-    assert claims["acr"] == "urn:idp:acr:1fa"
+    assert claims["acr"] == "urn:idp:acr:face"
     assert claims["nonce"] == authorization.nonce
 
 

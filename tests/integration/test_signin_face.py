@@ -3,7 +3,8 @@ each enrolled person's other photos sign in, every other person's photo is refus
 astronaut too), and the answers to refusals are alike.
 
 The per-account throttle allows four failures before it delays the fifth, and a success
-clears it, so the impostors come in threes between genuine sign-ins.
+clears it, so the impostors come in threes between genuine sign-ins. Each attempt comes
+from its own address: face attempts are also limited per address (10 a minute).
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ from tests.harness import records
 from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi
-from tests.integration.signin_fixtures import create_client, new_challenge, signin_client
+from tests.integration.signin_fixtures import (
+    create_client,
+    fresh_address,
+    new_challenge,
+    signin_client,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.face]
 
@@ -74,6 +80,7 @@ def test_own_photos_sign_in_and_everyone_else_is_refused(
             answer = http.post(
                 "/api/v1/auth/biometric",
                 json={"challenge": challenge, "email": person.email, "image": as_text(photo)},
+                headers={"X-Forwarded-For": fresh_address()},
             )
             assert answer.status_code == 401, f"{photo} signed in as {name}: {answer.text}"
             refusals.append(answer.json())
@@ -81,6 +88,7 @@ def test_own_photos_sign_in_and_everyone_else_is_refused(
         answer = http.post(
             "/api/v1/auth/biometric",
             json={"challenge": challenge, "email": person.email, "image": as_text(photo)},
+            headers={"X-Forwarded-For": fresh_address()},
         )
         assert answer.status_code == 200, f"{photo} did not sign in as {name}: {answer.text}"
         assert answer.json()["next"] in ("done", "consent")

@@ -27,7 +27,8 @@ from idp_common.redis_batch import RedisBatch
 
 SESSION_IDLE_SECONDS = 24 * 3600
 CHALLENGE_SECONDS = 600
-Step = Literal["password", "totp", "consent", "done"]
+#: ``face``: the face as the second step after the password (``SVC_FACE_SIGNIN=second_factor``).
+Step = Literal["password", "totp", "face", "consent", "done"]
 
 
 class BrowserSession(msgspec.Struct, kw_only=True):
@@ -59,6 +60,9 @@ class Challenge(msgspec.Struct, kw_only=True):
     prompt: list[str] = msgspec.field(default_factory=list)
     max_age: int | None = None
     login_hint: str | None = None
+    # OIDC Core §3.1.2.1 ``acr_values``: levels the client asked for; a face alone
+    # (``urn:idp:acr:face``) is offered only when it is among them or none were asked.
+    acr_values: list[str] = msgspec.field(default_factory=list)
     created_at: int = 0
     step: Step = "password"
     # Filled in as the person proceeds:

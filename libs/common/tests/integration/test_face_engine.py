@@ -195,12 +195,24 @@ async def test_what_is_not_a_usable_image_is_refused_as_unreadable(
 
 
 @pytest.mark.face
-async def test_more_than_40_megapixels_is_refused_before_decoding(engine: FaceEngine) -> None:
-    bomb = encoded(Image.new("L", (8000, 5001)), "PNG")  # 40,008,000 pixels, a few kB
+async def test_more_than_16_megapixels_is_refused_from_the_header(engine: FaceEngine) -> None:
+    bomb = encoded(Image.new("L", (4001, 4000)), "PNG")  # 16,004,000 pixels, a few kB
     assert len(bomb) < 200_000
     refused = await rejection(engine, bomb)
-    assert refused.code == UNREADABLE_IMAGE
-    assert "too large" in refused.message and "40 megapixels" in refused.message
+    assert refused.code == "face.too_many_pixels"
+    assert "4001 x 4000" in refused.message and "16 megapixels" in refused.message
+
+
+@pytest.mark.face
+async def test_a_published_photo_may_be_larger_but_not_a_bomb(engine: FaceEngine) -> None:
+    bomb = encoded(Image.new("L", (8000, 5001)), "PNG")  # 40,008,000 pixels
+    with pytest.raises(FaceRejected) as refused:
+        await engine.fingerprint(bomb, max_pixels=40_000_000)
+    assert refused.value.code == "face.too_many_pixels"
+    digest, embedding = await engine.fingerprint(
+        encoded(Image.new("L", (5000, 4000)), "PNG"), max_pixels=40_000_000
+    )
+    assert len(digest) == 32 and embedding is None  # no face in it
 
 
 @pytest.mark.face

@@ -47,6 +47,7 @@ EXPECTED_TABLES = {
     "authorization_codes",
     "refresh_tokens",
     "password_reset_tokens",
+    "photo_fingerprints",
     "audit_events",
     "event_outbox",
 }
@@ -114,8 +115,8 @@ def test_models_declare_every_table() -> None:
 
 
 def test_revisions_form_one_line_ending_at_head() -> None:
-    assert head_revision() == "0005"
-    assert older_revisions("0005") == {"0001", "0002", "0003", "0004"}
+    assert head_revision() == "0006"
+    assert older_revisions("0006") == {"0001", "0002", "0003", "0004", "0005"}
 
 
 async def test_upgrade_downgrade_upgrade(fresh_database_url: str) -> None:

@@ -16,6 +16,7 @@ from idp_common.crypto.secretbox import (
     totp_context,
 )
 from idp_common.face import EMBEDDING_SIZE, distance, matches, open_template, seal_template
+from idp_common.face.template import PHOTO_COPY_DISTANCE, is_published_photo
 
 KEY = parse_key(generate_key())
 USER = "0b7c5d1e-7a0f-4f2b-9d59-4c3e0e9a1f00"
@@ -143,3 +144,17 @@ def test_matches_up_to_the_threshold_included(
     offset: float, threshold: float, expected: bool
 ) -> None:
     assert matches(embedding(), embedding(offset), threshold) is expected
+
+
+def _embedding(*values: float) -> bytes:
+    floats = list(values) + [0.0] * (128 - len(values))
+    return struct.pack("<128f", *floats)
+
+
+def test_a_published_photo_is_recognised_by_its_pixels_or_its_face() -> None:
+    published = [(b"d" * 32, _embedding(0.5)), (b"e" * 32, None)]
+    far = _embedding(0.5 + PHOTO_COPY_DISTANCE + 0.1)
+    assert is_published_photo(b"e" * 32, far, published)  # the same pixels
+    assert is_published_photo(b"x" * 32, _embedding(0.5 + PHOTO_COPY_DISTANCE / 2), published)
+    assert not is_published_photo(b"x" * 32, far, published)
+    assert not is_published_photo(b"x" * 32, far, [])

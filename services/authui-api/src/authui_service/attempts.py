@@ -62,16 +62,26 @@ async def first_factor_waits(
         )
 
 
-async def second_factor_attempt(
+async def count_second_factor(
     ctx: SigninContext, request: AnyRequest, factor: str, user: UserRecord, challenge: Challenge
 ) -> Verdict:
-    """Count one attempt at the person's ``factor``; 429 ``auth.factor_throttled`` while
-    the factor is locked. A correct password never unlocks it."""
+    """Count one attempt at the person's ``factor`` (a refusal is audited, not raised:
+    where the answer must not tell that the account exists, the caller refuses alike)."""
     verdict = await ctx.second_factor.attempt(factor_subject(factor, user.id), time.time())
     if not verdict.allowed:
         await _refused(
             ctx, request, challenge, "second_factor.throttled", verdict, actor=user, factor=factor
         )
+    return verdict
+
+
+async def second_factor_attempt(
+    ctx: SigninContext, request: AnyRequest, factor: str, user: UserRecord, challenge: Challenge
+) -> Verdict:
+    """Count one attempt at the person's ``factor``; 429 ``auth.factor_throttled`` while
+    the factor is locked. A correct password never unlocks it."""
+    verdict = await count_second_factor(ctx, request, factor, user, challenge)
+    if not verdict.allowed:
         raise RateLimited(
             "too many wrong attempts at this step; wait and try again",
             retry_after=verdict.retry_after,

@@ -21,8 +21,7 @@ from authui_service.context import SigninContext
 from authui_service.rules import needs_consent, resume_url, session_cookie
 from authui_service.schemas import StepAnswer
 from idp_common.audit import AuditEntry, record_audit, write_audit
-from idp_common.errors import Conflict, NotFound
-from idp_common.protocol.constants import SESSION_COOKIE_NAME
+from idp_common.errors import Conflict, NotFound, Unauthenticated
 from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.repos.consents import get_consented_scopes
 from idp_common.repos.users import UserRecord
@@ -44,15 +43,28 @@ class Finished:
 
 async def load_challenge(ctx: SigninContext, challenge_id: str, step: Step) -> Challenge:
     """The live challenge at ``step``: 404 when unknown or expired, 409 at another step."""
+    return await load_challenge_at(ctx, challenge_id, (step,))
+
+
+async def load_challenge_at(
+    ctx: SigninContext, challenge_id: str, steps: tuple[Step, ...]
+) -> Challenge:
+    """The live challenge at one of ``steps``: 404 when unknown or expired, 409 else."""
     challenge = await ctx.store.get_challenge(challenge_id)
     if challenge is None:
         raise NotFound("no such sign-in request, or it expired", code="auth.challenge_not_found")
-    if challenge.step != step:
+    if challenge.step not in steps:
+        expected = " or ".join(repr(step) for step in steps)
         raise Conflict(
-            f"this sign-in request is at step {challenge.step!r}, not {step!r}",
+            f"this sign-in request is at step {challenge.step!r}, not {expected}",
             code="auth.wrong_step",
         )
     return challenge
+
+
+def challenge_ended() -> Unauthenticated:
+    """The person of a challenge was disabled or deleted midway: sign in again."""
+    return Unauthenticated("sign in again", code="auth.challenge_ended")
 
 
 async def load_client(ctx: SigninContext, challenge: Challenge) -> ClientRecord:
@@ -81,7 +93,7 @@ async def finish_authentication(
     """Every factor is verified: end this browser's previous session, start a new one (a new
     id at every sign-in), then consent or done. ``challenge`` carries amr/acr/auth_time."""
     client = await load_client(ctx, challenge)
-    previous = await ctx.store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    previous = await ctx.store.get_session(request.cookies.get(ctx.settings.session_cookie_name))
     async with ctx.resources.sessions.begin() as db:
         if previous is not None:
             await end_sessions(
@@ -107,7 +119,10 @@ async def finish_authentication(
         await ctx.store.save_challenge(challenge)
         write_audit(db, _signed_in(request, challenge, user))
     answer = StepAnswer(next="consent") if ask else done(ctx, challenge)
-    return Finished(answer, session_cookie(cookie_value, secure=ctx.settings.is_prod))
+    cookie = session_cookie(
+        cookie_value, secure=ctx.settings.is_prod, name=ctx.settings.session_cookie_name
+    )
+    return Finished(answer, cookie)
 
 
 def _signed_in(request: AnyRequest, challenge: Challenge, user: UserRecord) -> AuditEntry:

@@ -6,6 +6,8 @@
 - :func:`error_redirect`: RFC 6749 §4.1.2.1 error response with ``iss`` (RFC 9207).
 - :func:`session_cookie`: the ``Set-Cookie`` value of spec §5 "Browser session".
 - :func:`origin_of`: the RFC 6454 serialised origin of a URL, to compare with ``Origin``.
+- :func:`face_alone_allowed`: whether a face may replace the password for a request
+  (``SVC_FACE_SIGNIN`` and the request's ``acr_values``; docs/security.md).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable
 from typing import Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from idp_common.protocol.constants import PROMPT_CONSENT, SESSION_COOKIE_NAME
+from idp_common.protocol.constants import ACR_FACE, PROMPT_CONSENT
 from idp_common.sessions import Step
 
 ChallengeKind = Literal["login", "consent"]
@@ -57,13 +59,23 @@ def error_redirect(redirect_uri: str, *, error: str, state: str | None, issuer: 
     return urlunsplit(parts._replace(query=urlencode(query), fragment=""))
 
 
-def session_cookie(value: str, *, secure: bool) -> str:
-    """``svc_session``: HttpOnly, SameSite=Lax, Path=/, Secure in production.
+def face_alone_allowed(mode: str, acr_values: Iterable[str]) -> bool:
+    """A face may stand in for the password: the deployment lets it
+    (``SVC_FACE_SIGNIN=first_factor``) and the request asked for no ``acr_values`` or for
+    ``urn:idp:acr:face`` among them (OIDC Core §3.1.2.1; RFC 9470 step-up names stronger
+    levels only)."""
+    levels = set(acr_values)
+    return mode == "first_factor" and (not levels or ACR_FACE in levels)
+
+
+def session_cookie(value: str, *, secure: bool, name: str = "svc_session") -> str:
+    """``svc_session`` (or ``__Host-svc_session``): HttpOnly, SameSite=Lax, Path=/, Secure
+    in production, no Domain (what the ``__Host-`` prefix demands, RFC 6265bis §4.1.3.2).
 
     A browser-session cookie (no Max-Age): the server ends an idle session after
     ``SESSION_IDLE_SECONDS``; the browser forgets the cookie when it closes.
     """
-    attributes = [f"{SESSION_COOKIE_NAME}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]
+    attributes = [f"{name}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]
     if secure:
         attributes.append("Secure")
     return "; ".join(attributes)

@@ -14,7 +14,7 @@ Email = Annotated[str, Meta(min_length=1, max_length=320)]
 # Sign-in accepts what was once a valid password; a generous cap bounds hashing work.
 Password = Annotated[str, Meta(min_length=1, max_length=1024)]
 NewPassword = Annotated[str, Meta(max_length=PASSWORD_MAX_LENGTH * 4)]
-Next = Literal["password", "totp", "consent", "done"]
+Next = Literal["password", "totp", "face", "consent", "done"]
 
 
 class LoginBody(msgspec.Struct, frozen=True):
@@ -28,9 +28,12 @@ FaceImageText = Annotated[str, Meta(min_length=1, max_length=7_000_000)]
 
 
 class BiometricBody(msgspec.Struct, frozen=True):
+    """``email`` names the account when the face is the first step; at the face step after
+    the password the challenge already names the person and ``email`` may be left out."""
+
     challenge: ChallengeId
-    email: Email
     image: FaceImageText
+    email: Email | None = None
 
 
 class TotpBody(msgspec.Struct, frozen=True):
@@ -76,7 +79,9 @@ class ChallengeRead(msgspec.Struct, frozen=True):
     client: ClientInfo
     login_hint: str | None = msgspec.field(name="loginHint")
     scopes: list[ScopeInfo]
-    face: bool = False  # face sign-in is offered (the deployment has the face stack)
+    # The face is offered at this step: instead of the password (SVC_FACE_SIGNIN
+    # first_factor, unless acr_values excludes a face alone), or as the step itself.
+    face: bool = False
 
 
 class ResetAccepted(msgspec.Struct, frozen=True):

@@ -9,6 +9,7 @@ import pytest
 from authui_service.rules import (
     challenge_kind,
     error_redirect,
+    face_alone_allowed,
     needs_consent,
     origin_of,
     resume_url,
@@ -90,3 +91,17 @@ def test_session_cookie() -> None:
 )
 def test_origin_of(url: str, origin: str | None) -> None:
     assert origin_of(url) == origin
+
+
+def test_a_face_alone_needs_the_mode_and_an_acr_request_that_admits_it() -> None:
+    assert face_alone_allowed("first_factor", [])
+    assert face_alone_allowed("first_factor", ["urn:idp:acr:face", "urn:idp:acr:1fa"])
+    assert not face_alone_allowed("first_factor", ["urn:idp:acr:1fa", "urn:idp:acr:2fa"])
+    assert not face_alone_allowed("second_factor", [])
+    assert not face_alone_allowed("off", [])
+
+
+def test_the_cookie_takes_the_deployment_s_name() -> None:
+    assert session_cookie("v", secure=True, name="__Host-svc_session") == (
+        "__Host-svc_session=v; Path=/; HttpOnly; SameSite=Lax; Secure"
+    )

@@ -24,10 +24,11 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from idp_common.crypto.passwords import WORKERS_ENV
 from idp_common.face.errors import FaceUnavailable
+from idp_common.face.header import MAX_PIXELS, check_pixel_count
 
 if TYPE_CHECKING:
     from litestar import Litestar
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["FaceEngine", "lifespan", "models_dir", "pool_size"]
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 #: The optional install group "face" (``uv sync --group face``).
 PACKAGES: Final = ("dlib", "face_recognition_models")
@@ -109,6 +111,18 @@ def _embed_in_pool(image: bytes, min_size: int) -> bytes:
     from idp_common.face import model  # noqa: PLC0415 (dlib: in the pool processes only)
 
     return model.embed(image, min_size)
+
+
+def _analyse_in_pool(image: bytes, min_size: int) -> tuple[bytes, bytes]:
+    from idp_common.face import model  # noqa: PLC0415 (dlib: in the pool processes only)
+
+    return model.analyse(image, min_size)
+
+
+def _fingerprint_in_pool(image: bytes, min_size: int) -> tuple[bytes, bytes | None]:
+    from idp_common.face import model  # noqa: PLC0415 (dlib: in the pool processes only)
+
+    return model.fingerprint(image, min_size)
 
 
 class FaceEngine:
@@ -192,12 +206,32 @@ class FaceEngine:
         Raises :class:`FaceRejected` (the image cannot be used, with the reason) or
         :class:`FaceUnavailable`. Started lazily when :meth:`start` was not awaited.
         """
+        return await self._run(_embed_in_pool, image)
+
+    async def analyse(self, image: bytes) -> tuple[bytes, bytes]:
+        """(embedding, pixel digest) of ``image``, as :meth:`embed` (see
+        :func:`idp_common.face.model.analyse`)."""
+        return await self._run(_analyse_in_pool, image)
+
+    async def fingerprint(
+        self, image: bytes, *, max_pixels: int = MAX_PIXELS
+    ) -> tuple[bytes, bytes | None]:
+        """(pixel digest, embedding or None) of a published photo
+        (:func:`idp_common.face.model.fingerprint`); a published photo may be larger
+        than what sign-in accepts, hence ``max_pixels``."""
+        return await self._run(_fingerprint_in_pool, image, max_pixels)
+
+    async def _run(
+        self, work: Callable[[bytes, int], _T], image: bytes, max_pixels: int = MAX_PIXELS
+    ) -> _T:
         if not self.available or self._closed:
             raise FaceUnavailable("face sign-in is not available")
+        # On the loop, from the header, before any decoding (issue #19, attack 14).
+        check_pixel_count(image, max_pixels)
         pool = self._pool or self._new_pool()
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(pool, _embed_in_pool, image, self._min_size)
+            return await loop.run_in_executor(pool, work, image, self._min_size)
         except BrokenProcessPool:
             log.error("face: a model process stopped; the pool is replaced")
             if self._pool is pool:

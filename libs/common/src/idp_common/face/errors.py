@@ -12,6 +12,7 @@ __all__ = [
     "NO_FACE",
     "SEVERAL_FACES",
     "TOO_BLURRY",
+    "TOO_MANY_PIXELS",
     "TOO_SMALL",
     "UNREADABLE_IMAGE",
     "FaceRejected",
@@ -23,6 +24,7 @@ NO_FACE: Final = "face.no_face"
 SEVERAL_FACES: Final = "face.several_faces"
 TOO_SMALL: Final = "face.too_small"
 TOO_BLURRY: Final = "face.too_blurry"
+TOO_MANY_PIXELS: Final = "face.too_many_pixels"
 
 
 class FaceUnavailable(Exception):

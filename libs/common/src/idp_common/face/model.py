@@ -26,6 +26,7 @@ Steps of :func:`embed` (the rules of the face contract, issue 7):
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import signal
 from pathlib import Path
@@ -37,7 +38,16 @@ import numpy as np
 from idp_common.face.errors import NO_FACE, SEVERAL_FACES, TOO_BLURRY, TOO_SMALL, FaceRejected
 from idp_common.face.images import decode, sharpness
 
-__all__ = ["CHIP_SIZE", "MIN_SHARPNESS", "OTHER_FACE_MIN_SCORE", "embed", "load", "ready"]
+__all__ = [
+    "CHIP_SIZE",
+    "MIN_SHARPNESS",
+    "OTHER_FACE_MIN_SCORE",
+    "analyse",
+    "embed",
+    "fingerprint",
+    "load",
+    "ready",
+]
 
 DETECTOR_UPSAMPLE: Final = 1
 #: dlib's chip for dlib_face_recognition_resnet_model_v1: 150 px, 25 % padding.
@@ -103,7 +113,36 @@ def _one_face(pixels: np.ndarray[Any, Any], min_size: int) -> Any:
 
 def embed(image: bytes, min_size: int) -> bytes:
     """The embedding of the one face in ``image`` (512 bytes); :class:`FaceRejected`."""
+    return _embed_pixels(np.asarray(decode(image)), min_size)
+
+
+def analyse(image: bytes, min_size: int) -> tuple[bytes, bytes]:
+    """(embedding, pixel digest) of ``image``: the digest (:func:`pixel_digest`) lets the
+    sign-in recognise a published photo sent back as it is."""
     pixels = np.asarray(decode(image))
+    return _embed_pixels(pixels, min_size), pixel_digest(pixels)
+
+
+def fingerprint(image: bytes, min_size: int) -> tuple[bytes, bytes | None]:
+    """(pixel digest, embedding or None) of a published photo: None when the photo does
+    not show exactly one usable face (a landscape, a pet, a group)."""
+    pixels = np.asarray(decode(image))
+    try:
+        embedding: bytes | None = _embed_pixels(pixels, min_size)
+    except FaceRejected:
+        embedding = None
+    return pixel_digest(pixels), embedding
+
+
+def pixel_digest(pixels: np.ndarray[Any, Any]) -> bytes:
+    """SHA-256 of the decoded pixels and their shape: the same for every copy of one file,
+    whatever its name or container metadata."""
+    digest = hashlib.sha256(repr(pixels.shape).encode())
+    digest.update(np.ascontiguousarray(pixels).tobytes())
+    return digest.digest()
+
+
+def _embed_pixels(pixels: np.ndarray[Any, Any], min_size: int) -> bytes:
     box = _one_face(pixels, min_size)
     shape = _models["landmarks"](pixels, box)
     chip = np.asarray(dlib.get_face_chip(pixels, shape, size=CHIP_SIZE, padding=CHIP_PADDING))

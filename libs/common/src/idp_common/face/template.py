@@ -15,6 +15,7 @@ the model ever change) is refused instead of compared with meaningless distances
 
 from __future__ import annotations
 
+import hmac
 import math
 import struct
 from typing import Final
@@ -24,7 +25,9 @@ from idp_common.crypto.secretbox import SecretboxError, face_context, open_seale
 __all__ = [
     "EMBEDDING_BYTES",
     "EMBEDDING_SIZE",
+    "PHOTO_COPY_DISTANCE",
     "distance",
+    "is_published_photo",
     "matches",
     "open_template",
     "seal_template",
@@ -35,6 +38,11 @@ EMBEDDING_BYTES: Final = EMBEDDING_SIZE * 4
 #: dlib_face_recognition_resnet_model_v1 with the 5-point alignment.
 MODEL_TAG: Final = b"\x01"
 _FLOATS: Final = struct.Struct(f"<{EMBEDDING_SIZE}f")
+#: Closer than this to a published photo's face, an image is a copy of that photo. Copies
+#: of the shared test photos (JPEG quality 30-90, scaled to 0.4-1.3, cropped by 20 px) lie
+#: 0.02-0.13 from the original; two different photos of one person lie 0.35-0.41 apart
+#: (measured with the model of :data:`MODEL_TAG`; docs/face-signin.md).
+PHOTO_COPY_DISTANCE: Final = 0.2
 
 
 def _floats(embedding: bytes) -> tuple[float, ...]:
@@ -73,3 +81,20 @@ def distance(a: bytes, b: bytes) -> float:
 def matches(enrolled: bytes, presented: bytes, threshold: float) -> bool:
     """True when ``presented`` is the face of ``enrolled``: distance at most ``threshold``."""
     return distance(enrolled, presented) <= threshold
+
+
+def is_published_photo(
+    presented_digest: bytes,
+    presented: bytes,
+    published: list[tuple[bytes, bytes | None]],
+    max_distance: float = PHOTO_COPY_DISTANCE,
+) -> bool:
+    """True when the presented image is one of the ``published`` photos (pairs of pixel
+    digest and face embedding): the same decoded pixels, or a face closer than
+    ``max_distance`` to a published one (a resized, re-encoded or cropped copy)."""
+    for digest, embedding in published:
+        if hmac.compare_digest(digest, presented_digest):
+            return True
+        if embedding is not None and distance(embedding, presented) < max_distance:
+            return True
+    return False

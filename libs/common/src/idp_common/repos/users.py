@@ -10,6 +10,7 @@ from sqlalchemy import func, select, union
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.db.models import (
+    FaceTemplate,
     GroupMember,
     GroupRole,
     PasswordCredential,
@@ -74,24 +75,29 @@ class SignInFacts(msgspec.Struct, frozen=True, kw_only=True):
     user: UserRecord
     password_hash: str | None
     has_totp: bool  # a confirmed authenticator: the code step follows
+    has_face: bool = False  # an enrolled face: the face step may follow the password
 
 
 async def sign_in_facts(session: AsyncSession, email: str) -> SignInFacts | None:
-    """The account an email names (case-insensitively), its password hash and whether it
-    has a confirmed authenticator; one statement instead of three."""
+    """The account an email names (case-insensitively), its password hash, whether it
+    has a confirmed authenticator and an enrolled face; one statement instead of four."""
     row = (
         await session.execute(
-            select(User, PasswordCredential.hash, TotpCredential.confirmed_at)
+            select(User, PasswordCredential.hash, TotpCredential.confirmed_at, FaceTemplate.user_id)
             .outerjoin(PasswordCredential, PasswordCredential.user_id == User.id)
             .outerjoin(TotpCredential, TotpCredential.user_id == User.id)
+            .outerjoin(FaceTemplate, FaceTemplate.user_id == User.id)
             .where(func.lower(User.email) == email.strip().lower())
         )
     ).first()
     if row is None:
         return None
-    user, password_hash, confirmed_at = row
+    user, password_hash, confirmed_at, face_owner = row
     return SignInFacts(
-        user=_record(user), password_hash=password_hash, has_totp=confirmed_at is not None
+        user=_record(user),
+        password_hash=password_hash,
+        has_totp=confirmed_at is not None,
+        has_face=face_owner is not None,
     )
 
 

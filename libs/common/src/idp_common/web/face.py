@@ -17,6 +17,16 @@ from litestar import Litestar, Request
 
 from idp_common.errors import FieldError, InvalidArgument, ServiceUnavailable
 from idp_common.face import FaceEngine, FaceRejected, FaceUnavailable
+
+__all__ = [
+    "FaceEngine",
+    "analyse_image",
+    "embed_image",
+    "face_engine_of",
+    "face_lifespan",
+    "require_face",
+    "unavailable",
+]
 from idp_common.face import lifespan as engine_lifespan
 
 UNAVAILABLE: Final = "face.unavailable"
@@ -56,6 +66,18 @@ async def embed_image(engine: FaceEngine, image: bytes, *, field: str) -> bytes:
     except FaceUnavailable:
         raise unavailable() from None
     except FaceRejected as exc:
-        raise InvalidArgument(
-            exc.message, code=exc.code, errors=[FieldError(field, exc.message)]
-        ) from None
+        raise _rejected(exc, field) from None
+
+
+async def analyse_image(engine: FaceEngine, image: bytes, *, field: str) -> tuple[bytes, bytes]:
+    """(embedding, pixel digest) of ``image``; 503 or 422 (naming ``field``) otherwise."""
+    try:
+        return await engine.analyse(image)
+    except FaceUnavailable:
+        raise unavailable() from None
+    except FaceRejected as exc:
+        raise _rejected(exc, field) from None
+
+
+def _rejected(exc: FaceRejected, field: str) -> InvalidArgument:
+    return InvalidArgument(exc.message, code=exc.code, errors=[FieldError(field, exc.message)])

@@ -19,7 +19,7 @@ from authui_service.attempts import (
     second_factor_passed,
 )
 from authui_service.context import SigninContext, context_of
-from authui_service.rules import challenge_kind, error_redirect
+from authui_service.rules import challenge_kind, error_redirect, face_alone_allowed
 from authui_service.schemas import (
     ChallengeRead,
     ClientInfo,
@@ -47,19 +47,27 @@ from idp_common.errors import (
     Unauthenticated,
 )
 from idp_common.protocol.constants import (
+    ACR_FACE,
     ACR_ONE_FACTOR,
     ACR_TWO_FACTOR,
+    AMR_FACE,
     AMR_MFA,
     AMR_OTP,
     AMR_PASSWORD,
     OIDC_SCOPE_DESCRIPTIONS,
-    SESSION_COOKIE_NAME,
 )
+from idp_common.protocol.oidc_authorize import grant_scopes
 from idp_common.protocol.rfc6238_totp import match_totp_step, recovery_code_digest
-from idp_common.repos.clients import scope_descriptions
+from idp_common.repos.clients import ClientRecord, scope_descriptions
 from idp_common.repos.consents import grant_consent
-from idp_common.repos.users import SignInFacts, UserRecord, get_user, sign_in_facts
-from idp_common.sessions import Challenge
+from idp_common.repos.users import (
+    SignInFacts,
+    UserRecord,
+    effective_scopes,
+    get_user,
+    sign_in_facts,
+)
+from idp_common.sessions import Challenge, Step
 from idp_common.web.caller import caller_ip
 
 log = logging.getLogger("idp.signin")
@@ -69,7 +77,8 @@ RECOVERY_CODE = "recovery_code"
 WRONG_CREDENTIALS = "wrong email or password"
 
 
-def _answer(finished: flow.Finished) -> Response[StepAnswer]:
+def answer_step(finished: flow.Finished) -> Response[StepAnswer]:
+    """The step's answer, with the session cookie when a session started."""
     headers = {"Set-Cookie": finished.set_cookie} if finished.set_cookie else None
     return Response(finished.answer, status_code=200, headers=headers)
 
@@ -78,17 +87,52 @@ async def first_factor_passed(
     ctx: SigninContext, request: AnyRequest, challenge: Challenge, facts: SignInFacts, method: str
 ) -> Response[StepAnswer]:
     """The password or the face matched: ask for the code when the person has an
-    authenticator, else finish (consent or done)."""
+    authenticator; after a password, for the face when the deployment takes the face as a
+    second factor and the person enrolled one; else finish (consent or done). A face
+    alone is its own, weakest level (``urn:idp:acr:face``)."""
     user = facts.user
     challenge.user_id = str(user.id)
     challenge.auth_time = int(time.time())
     challenge.amr = [method]
-    challenge.acr = ACR_ONE_FACTOR
+    challenge.acr = ACR_FACE if method == AMR_FACE else ACR_ONE_FACTOR
+    second: Step | None = None
     if facts.has_totp:
-        challenge.step = "totp"
+        second = "totp"
+    elif method == AMR_PASSWORD and facts.has_face and face_second_step(ctx):
+        second = "face"
+    if second is not None:
+        challenge.step = second
         await ctx.store.save_challenge(challenge)
-        return Response(StepAnswer(next="totp"), status_code=200)
-    return _answer(await flow.finish_authentication(ctx, request, challenge, user))
+        return Response(StepAnswer(next=second), status_code=200)
+    return answer_step(await flow.finish_authentication(ctx, request, challenge, user))
+
+
+def face_second_step(ctx: SigninContext) -> bool:
+    """The face follows the password (``SVC_FACE_SIGNIN=second_factor``, face stack on)."""
+    return ctx.settings.face_signin == "second_factor" and ctx.face.available
+
+
+def face_offered(ctx: SigninContext, challenge: Challenge) -> bool:
+    """The sign-in page offers the face at the challenge's step."""
+    if not ctx.face.available:
+        return False
+    if challenge.step == "face":
+        return True
+    return challenge.step == "password" and face_alone_allowed(
+        ctx.settings.face_signin, challenge.acr_values
+    )
+
+
+async def grantable_scopes(
+    ctx: SigninContext, challenge: Challenge, client: ClientRecord
+) -> list[str]:
+    """The requested scopes this person may give this client (what a code would carry):
+    consent is asked and remembered for these only."""
+    if challenge.user_id is None:
+        return list(challenge.scopes)
+    async with ctx.resources.sessions() as db:
+        held = await effective_scopes(db, flow.user_uuid(challenge))
+    return grant_scopes(challenge.scopes, client.scopes, held)
 
 
 class SigninController(Controller):
@@ -105,11 +149,14 @@ class SigninController(Controller):
                 "no such sign-in request, or it expired", code="auth.challenge_not_found"
             )
         client = await flow.load_client(ctx, challenge)
+        shown = challenge.scopes
+        if challenge.step == "consent":
+            shown = await grantable_scopes(ctx, challenge, client)
         async with ctx.resources.sessions() as db:
-            known = await scope_descriptions(db, list(challenge.scopes))
+            known = await scope_descriptions(db, list(shown))
         scopes = [
             ScopeInfo(value, known.get(value) or OIDC_SCOPE_DESCRIPTIONS.get(value) or value)
-            for value in challenge.scopes
+            for value in shown
         ]
         return ChallengeRead(
             id=challenge.id,
@@ -118,7 +165,7 @@ class SigninController(Controller):
             client=ClientInfo(client.client_id, client.name),
             login_hint=challenge.login_hint,
             scopes=scopes,
-            face=ctx.face.available,
+            face=face_offered(ctx, challenge),
         )
 
     @post("/login", operation_id="login", status_code=200)
@@ -147,7 +194,7 @@ class SigninController(Controller):
             user = await get_user(db, flow.user_uuid(challenge))
         if user is None or user.disabled:
             await ctx.store.delete_challenge(challenge.id)
-            raise Unauthenticated("sign in again", code="auth.challenge_ended")
+            raise flow.challenge_ended()
         verdict = await second_factor_attempt(ctx, request, CODE, user, challenge)
         accepted = await _code_accepted(ctx, user, data.code, ctx.secrets_key)
         if accepted is None:
@@ -158,19 +205,23 @@ class SigninController(Controller):
         first = [m for m in challenge.amr if m not in (AMR_OTP, AMR_MFA)] or [AMR_PASSWORD]
         challenge.amr = [*first, AMR_OTP, AMR_MFA]  # pwd or face, then the code
         challenge.acr = ACR_TWO_FACTOR
-        return _answer(await flow.finish_authentication(ctx, request, challenge, user))
+        return answer_step(await flow.finish_authentication(ctx, request, challenge, user))
 
     @post("/consent", operation_id="consent", status_code=200)
     async def consent(self, request: AnyRequest, data: JSONBody[ConsentBody]) -> StepAnswer:
         """Approve (remembered per person and client) or deny the requested scopes."""
         ctx = context_of(request)
         challenge = await flow.load_challenge(ctx, data.challenge, "consent")
-        session = await ctx.store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+        cookie = request.cookies.get(ctx.settings.session_cookie_name)
+        session = await ctx.store.get_session(cookie)
         if session is None or session.sid != challenge.session_sid:
             raise PermissionDenied(
                 "this browser is not signed in for this request", code="auth.session_mismatch"
             )
         client = await flow.load_client(ctx, challenge)
+        # Only what this person may give this client is remembered (issue #19, 17): a
+        # scope granted to them later is asked for again, not released on an old "yes".
+        granted = await grantable_scopes(ctx, challenge, client)
         entry = AuditEntry(
             action="consent.granted" if data.approve else "consent.denied",
             status_code=200,
@@ -178,11 +229,11 @@ class SigninController(Controller):
             actor=challenge.user_id,
             target_type="client",
             target=client.client_id,
-            detail={"scopes": list(challenge.scopes)},
+            detail={"scopes": granted if data.approve else list(challenge.scopes)},
         )
         async with ctx.resources.sessions.begin() as db:
             if data.approve:
-                await grant_consent(db, flow.user_uuid(challenge), client.pk, challenge.scopes)
+                await grant_consent(db, flow.user_uuid(challenge), client.pk, granted)
             write_audit(db, entry)
         if data.approve:
             challenge.step = "done"

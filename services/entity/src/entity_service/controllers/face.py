@@ -10,23 +10,34 @@
 - ``GET``: enrolled or not, and when.
 - ``DELETE``: removes the template; 204 also when there was none. Audited ``face.delete``.
 
-Writes need ``idp:account:write`` and a sign-in within 300 s (RFC 9470), as the other
-credentials do. Without the face stack or the secrets key every route answers 503.
+Writes need ``idp:account:write`` and a sign-in within 300 s that included the password or
+a one-time code (RFC 9470; a face alone does not unlock them), as the other credentials
+do. Without the face stack or the secrets key every route answers 503.
+
+Enrolling also fingerprints the person's current photo when it was published without one
+(the face stack was off then), so that face sign-in refuses it
+(:mod:`idp_common.published_photos`).
 """
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Any, Final
 
 import msgspec
 from litestar import Controller, Request, delete, get, put
 
+from entity_service.controllers.media import avatar_store
 from entity_service.controllers.photo import PhotoUpload
 from entity_service.person import person_id, person_key
+from entity_service.store.photo import current_picture
+from idp_common.avatars.store import StoreUnavailable
 from idp_common.avatars.upload import read_upload
+from idp_common.face import FaceEngine
 from idp_common.face.template import seal_template
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
+from idp_common.published_photos import fingerprint_photo, published_photos, remember_photo
 from idp_common.repos.face import delete_face_template, get_face_template, put_face_template
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
@@ -54,6 +65,28 @@ def _secrets_key(request: AnyRequest) -> bytes:
     if key is None:
         raise unavailable()
     return key
+
+
+async def _fingerprint_current_photo(
+    request: AnyRequest, engine: FaceEngine, person: uuid.UUID, key: bytes
+) -> None:
+    """Remember the person's current photo when it has no fingerprint yet."""
+    store = avatar_store(request)
+    resources = resources_of(request)
+    async with resources.sessions() as session:
+        picture = await current_picture(session, person)
+        _, remembered = await published_photos(session, person, key=key)
+    if store is None or picture is None or picture in remembered:
+        return
+    try:
+        stored = await store.open(picture)
+        data = b"".join([chunk async for chunk in stored.chunks]) if stored else None
+    except StoreUnavailable:
+        return  # the enrolment stands; the next one tries again
+    fingerprint = None if data is None else await fingerprint_photo(engine, data)
+    if fingerprint is not None:
+        async with resources.sessions.begin() as session:
+            await remember_photo(session, person, fingerprint, key=key, picture=picture)
 
 
 class FaceController(Controller):
@@ -100,6 +133,7 @@ class FaceController(Controller):
             limit=resources.settings.avatar_max_bytes,
         )
         embedding = await embed_image(engine, upload.data, field=upload.field)
+        await _fingerprint_current_photo(request, engine, person, key)
         async with resources.sessions.begin() as session:
             person = await person_id(session, str(person), lock=True)
             sealed = seal_template(embedding, key=key, user_id=person)

@@ -10,6 +10,11 @@ name (audited ``profile.photo.set``) and the previous object is deleted once tha
 committed. Answers ``{picture}``, the public URL. DELETE clears the photo (audited
 ``profile.photo.delete``) and deletes the object; 204, also when there was none.
 
+Every photo published is also fingerprinted (its decoded pixels' digest and, when it shows
+one face, that face's embedding, in a face model process) and remembered with the person,
+so that face sign-in refuses it (:mod:`idp_common.published_photos`; issue #19, attack 2).
+Without the face stack nothing is fingerprinted here; face enrolment does it later.
+
 Both answer 503 (and change nothing) when no store is configured or it cannot be reached.
 An object whose row change failed is deleted again; one the store failed to delete after
 the commit is only logged (its name is no longer served to anyone who did not have it).
@@ -37,8 +42,10 @@ from idp_common.avatars.store import AvatarStore, StoreUnavailable
 from idp_common.avatars.upload import FILE_FIELD, FORM, Upload, read_upload
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
+from idp_common.published_photos import Fingerprint, fingerprint_photo, remember_photo
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
+from idp_common.web.face import face_engine_of
 from idp_common.web.guard import current_caller, requires
 
 log = logging.getLogger("idp.entity.photo")
@@ -88,13 +95,22 @@ async def _cleaned(upload: Upload) -> CleanPhoto:
 
 
 async def _take_picture(
-    request: Request[Any, Any, Any], store: AvatarStore, name: str, photo: CleanPhoto
+    request: Request[Any, Any, Any],
+    store: AvatarStore,
+    name: str,
+    photo: CleanPhoto,
+    fingerprint: Fingerprint | None,
 ) -> None:
-    """The stored object ``name`` becomes the caller's photo; the one it replaces goes."""
+    """The stored object ``name`` becomes the caller's photo (remembered by its
+    ``fingerprint`` when there is one); the one it replaces goes."""
+    resources = resources_of(request)
+    key = resources.settings.secrets_key_bytes
     try:
-        async with resources_of(request).sessions.begin() as session:
+        async with resources.sessions.begin() as session:
             person = await rows.lock_picture(session, current_caller(request).subject)
             await rows.set_picture(session, person.id, name)
+            if fingerprint is not None and key is not None:
+                await remember_photo(session, person.id, fingerprint, key=key, picture=name)
             audit(
                 request,
                 session,
@@ -139,12 +155,13 @@ class PhotoController(Controller):
             limit=settings.avatar_max_bytes,
         )
         photo = await _cleaned(upload)
+        fingerprint = await fingerprint_photo(face_engine_of(request), photo.data)
         name = new_name(photo.extension)
         try:
             await store.put(name, photo.data, photo.content_type)
         except StoreUnavailable:
             raise store_down() from None
-        await _take_picture(request, store, name, photo)
+        await _take_picture(request, store, name, photo, fingerprint)
         return PhotoRead(picture=public_url(settings.issuer_base, name))
 
     @delete(

@@ -42,3 +42,9 @@ async def set_picture(session: AsyncSession, person_id: uuid.UUID, name: str | N
     await session.execute(
         update(User).where(User.id == person_id).values(picture=name, updated_at=func.now())
     )
+
+
+async def current_picture(session: AsyncSession, person_id: uuid.UUID) -> str | None:
+    """The person's current photo object name (None: no photo, or no such person)."""
+    picture: str | None = await session.scalar(select(User.picture).where(User.id == person_id))
+    return picture

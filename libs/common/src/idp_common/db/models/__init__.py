@@ -12,7 +12,13 @@ from ._audit import AuditEvent
 from ._base import NAMING_CONVENTION, Base
 from ._client import Client, ClientScope, ClientSecret
 from ._consent import Consent
-from ._credential import FaceTemplate, PasswordCredential, TotpCredential, TotpRecoveryCode
+from ._credential import (
+    FaceTemplate,
+    PasswordCredential,
+    PhotoFingerprint,
+    TotpCredential,
+    TotpRecoveryCode,
+)
 from ._outbox import OutboxEvent
 from ._profile import DATA_TYPES, ProfileField, ProfileValue
 from ._token import AuthorizationCode, PasswordResetToken, RefreshToken
@@ -36,6 +42,7 @@ __all__ = [
     "OutboxEvent",
     "PasswordCredential",
     "PasswordResetToken",
+    "PhotoFingerprint",
     "ProfileField",
     "ProfileValue",
     "RefreshToken",

@@ -1,4 +1,5 @@
-"""Credentials of a user: password, TOTP authenticator, recovery codes, face template.
+"""Credentials of a user: password, TOTP authenticator, recovery codes, face template,
+and the fingerprints of the photos they published (which face sign-in refuses).
 
 Each row belongs to one user and disappears with them (``ON DELETE CASCADE``).
 """
@@ -69,3 +70,20 @@ class FaceTemplate(Base):
     template_encrypted: Mapped[bytes]
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
+
+
+class PhotoFingerprint(Base):
+    """A photo the user published (``/media/avatars``, the ``picture`` claim), remembered
+    so that face sign-in refuses it (issue #19, attack 2): the digest of its decoded pixels
+    and, when it shows one face, that face's embedding, sealed like a face template. Kept
+    after the photo is replaced or removed: it was public, and copies outlive it."""
+
+    __tablename__ = "photo_fingerprints"
+
+    user_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey(_USER_FK, ondelete="CASCADE"), primary_key=True
+    )
+    pixel_digest: Mapped[bytes] = mapped_column(primary_key=True)
+    embedding_encrypted: Mapped[bytes | None]
+    picture: Mapped[str | None]  # the stored object's name, while it was published
+    created_at: Mapped[datetime] = created_at()

@@ -1,0 +1,89 @@
+"""The photos a person published, which face sign-in refuses (issue #19, attack 2;
+docs/face-signin.md "What a still image proves").
+
+A profile photo is public (``/media/avatars/…``, the ``picture`` claim). Face sign-in
+compares a still image with the enrolled face, so without this anyone could sign in with
+the person's own published photo. Each photo the self-service API publishes is
+fingerprinted (:func:`fingerprint_photo`, in a model process) and remembered with the
+person (``photo_fingerprints``); face enrolment fingerprints the current photo too, for
+one published while the face stack was not installed. :func:`published_photos` opens
+them for the sign-in, which refuses an image with the same decoded pixels or a face
+closer than :data:`~idp_common.face.template.PHOTO_COPY_DISTANCE` to a published one.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from idp_common.avatars.images import MAX_PIXELS as PHOTO_MAX_PIXELS
+from idp_common.crypto.secretbox import SecretboxError
+from idp_common.face import FaceEngine, FaceRejected, FaceUnavailable
+from idp_common.face.template import open_template, seal_template
+from idp_common.repos.face import list_photo_fingerprints, record_photo_fingerprint
+
+__all__ = ["Fingerprint", "fingerprint_photo", "published_photos", "remember_photo"]
+
+log = logging.getLogger("idp.face.photos")
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What is remembered of one published photo, before sealing."""
+
+    pixel_digest: bytes
+    embedding: bytes | None
+
+
+async def fingerprint_photo(engine: FaceEngine, image: bytes) -> Fingerprint | None:
+    """The fingerprint of a published photo, or None when the face stack cannot make
+    one here (not installed, no key, its processes down, an unreadable image): logged,
+    and the photo is then fingerprinted at the next face enrolment."""
+    if not engine.available:
+        return None
+    try:
+        digest, embedding = await engine.fingerprint(image, max_pixels=PHOTO_MAX_PIXELS)
+    except (FaceUnavailable, FaceRejected) as exc:
+        log.warning("a published photo was not fingerprinted (%s)", type(exc).__name__)
+        return None
+    return Fingerprint(digest, embedding)
+
+
+async def remember_photo(
+    db: AsyncSession,
+    user_id: uuid.UUID,
+    fingerprint: Fingerprint,
+    *,
+    key: bytes,
+    picture: str | None,
+) -> None:
+    """Store ``fingerprint`` for ``user_id`` (its embedding sealed like a face template),
+    in the caller's transaction."""
+    sealed = None
+    if fingerprint.embedding is not None:
+        sealed = seal_template(fingerprint.embedding, key=key, user_id=user_id)
+    await record_photo_fingerprint(db, user_id, fingerprint.pixel_digest, sealed, picture=picture)
+
+
+async def published_photos(
+    db: AsyncSession, user_id: uuid.UUID, *, key: bytes
+) -> tuple[list[tuple[bytes, bytes | None]], set[str]]:
+    """(pixel digest and embedding of each photo ``user_id`` published, the names of the
+    stored photos among them). An embedding that does not open is left out; its pixel
+    digest still counts."""
+    photos: list[tuple[bytes, bytes | None]] = []
+    names: set[str] = set()
+    for row in await list_photo_fingerprints(db, user_id):
+        embedding = None
+        if row.sealed_embedding is not None:
+            try:
+                embedding = open_template(row.sealed_embedding, key=key, user_id=user_id)
+            except (SecretboxError, ValueError):
+                log.error("a photo fingerprint of %s does not open", user_id)
+        photos.append((row.pixel_digest, embedding))
+        if row.picture:
+            names.add(row.picture)
+    return photos, names
