@@ -3,19 +3,40 @@
 The answer's status code is the outcome; 0 means no answer arrived: refused connection,
 DNS or TLS failure, or nothing within five seconds. Redirects are not followed (a 3xx is a
 failed delivery). Nothing is retried.
+
+Where the POST may go: the URIs are registered by administrators, and the audit log
+reports each attempt's status and timing, so a URI naming a port of the provider's own
+network would make the dispatcher a port scanner. Unless the deployment allows it
+(``SVC_BACKCHANNEL_ALLOW_PRIVATE``), the client's connections go through
+:class:`CheckedBackend`: it resolves the host itself, refuses the connection when any
+resolved address is loopback, private, link-local or otherwise not global
+(:mod:`idp_common.protocol.rfc6890_special_addresses`), and connects to the very address it
+checked. Nothing resolves the name a second time, so a DNS answer that changes between the
+check and the connection (DNS rebinding) cannot slip through. TLS still verifies the
+certificate against the URI's host name. A refused attempt never reaches the network;
+it is the attempt ``status_code`` 0, ``error`` ``"forbidden_address"``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import logging
+import socket
 import time
-from typing import Final
+from collections.abc import Iterable
+from typing import Any, Final
 
+import httpcore
 import httpx
 import msgspec
 
+from idp_common.config import load_settings
 from idp_common.protocol.constants import BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS
 from idp_common.protocol.oidc_backchannel_logout import LOGOUT_TOKEN_PARAMETER
+from idp_common.protocol.rfc6890_special_addresses import address_problem
+
+log = logging.getLogger("idp.logout")
 
 USER_AGENT: Final = "idp-logout-dispatcher"
 #: Enough for one event reaching many applications at once (the benchmark's 100) and a
@@ -34,35 +55,127 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True):
     error: str | None = None  # why no answer arrived: "timeout", "connect", ...
 
 
-def new_http_client() -> httpx.AsyncClient:
+class ForbiddenAddress(Exception):
+    """The target resolved to an address the dispatcher must not reach."""
+
+    def __init__(self, host: str, address: str, kind: str) -> None:
+        super().__init__(f"{host} resolves to a {kind} address ({address})")
+        self.kind = kind
+
+
+class CheckedBackend(httpcore.AsyncNetworkBackend):
+    """httpcore's network backend, resolving and checking each host before connecting."""
+
+    def __init__(self, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+        self._inner = inner or httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = await _resolve(host, port)
+        for address in addresses:
+            kind = address_problem(ipaddress.ip_address(address))
+            if kind is not None:  # one bad answer is enough: the name is not trusted
+                raise ForbiddenAddress(host, address, kind)
+        # The checked address itself, never the name again (see the module text).
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:  # try the next address, as a resolver would
+                failure = exc
+        raise failure or httpcore.ConnectError(f"no address for {host}")
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("the dispatcher does not use Unix sockets")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+async def _resolve(host: str, port: int) -> list[str]:
+    """Every address of ``host`` (an IP literal resolves to itself), in resolver order."""
+    try:
+        found = await asyncio.get_running_loop().getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+        )
+    except (OSError, UnicodeError) as exc:
+        raise httpcore.ConnectError(f"cannot resolve {host}") from exc
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
+    if not addresses:
+        raise httpcore.ConnectError(f"no address for {host}")
+    return addresses
+
+
+class _Transport(httpx.AsyncHTTPTransport):
+    """httpx's transport over a connection pool whose connections use ``backend``."""
+
+    def __init__(self, limits: httpx.Limits, backend: httpcore.AsyncNetworkBackend) -> None:
+        super().__init__(limits=limits, trust_env=False)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=backend,
+        )
+
+
+def new_http_client(*, allow_private: bool | None = None) -> httpx.AsyncClient:
+    """The dispatcher's client. ``allow_private``: the deployment's
+    ``SVC_BACKCHANNEL_ALLOW_PRIVATE`` (read from the environment when not given)."""
+    if allow_private is None:
+        allow_private = load_settings().backchannel_allow_private
+    limits = httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=KEEP_ALIVE)
+    transport = None if allow_private else _Transport(limits, CheckedBackend())
     return httpx.AsyncClient(
         timeout=httpx.Timeout(BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS),
-        limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=KEEP_ALIVE),
+        limits=limits,
+        transport=transport,
         follow_redirects=False,
         trust_env=False,
         headers={"User-Agent": USER_AGENT, "Cache-Control": "no-store"},
     )
 
 
+def _failure(exc: Exception) -> str:
+    """The ``error`` of an attempt that got no answer."""
+    if isinstance(exc, ForbiddenAddress):
+        return "forbidden_address"
+    if isinstance(exc, TimeoutError | httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpx.ConnectError):
+        return "connect"
+    if isinstance(exc, httpx.InvalidURL) or (
+        isinstance(exc, ValueError) and not isinstance(exc, httpx.HTTPError)
+    ):
+        return "invalid_uri"  # e.g. a host IDNA cannot encode
+    return type(exc).__name__
+
+
 async def post_logout_token(http: httpx.AsyncClient, uri: str, token: str) -> Attempt:
     """POST ``logout_token`` to ``uri``; at most five seconds from start to answer."""
     started = time.monotonic()
-
-    def attempt(status: int, error: str | None = None) -> Attempt:
-        elapsed = int((time.monotonic() - started) * 1000)
-        return Attempt(status_code=status, elapsed_ms=elapsed, error=error)
-
+    status, error = 0, None
     try:
         async with asyncio.timeout(BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS):
             response = await http.post(uri, data={LOGOUT_TOKEN_PARAMETER: token})
-    except (TimeoutError, httpx.TimeoutException):
-        return attempt(0, "timeout")
-    except httpx.ConnectError:
-        return attempt(0, "connect")
-    except httpx.HTTPError as exc:
-        return attempt(0, type(exc).__name__)
-    except (httpx.InvalidURL, ValueError):  # e.g. a host IDNA cannot encode
-        return attempt(0, "invalid_uri")
-    except Exception as exc:  # any other failure is an attempt that never arrived, not a crash
-        return attempt(0, type(exc).__name__)
-    return attempt(response.status_code)
+        status = response.status_code
+    except Exception as exc:  # any failure is an attempt that never arrived, not a crash
+        error = _failure(exc)
+        if isinstance(exc, ForbiddenAddress):
+            log.warning("logout: not sent to %s: %s", uri, exc)
+    elapsed = int((time.monotonic() - started) * 1000)
+    return Attempt(status_code=status, elapsed_ms=elapsed, error=error)

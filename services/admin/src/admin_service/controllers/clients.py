@@ -106,7 +106,9 @@ class ClientsController(Controller):
             f"{_WRITE} Answers the client with its generated `client_id` and, for a "
             "confidential client, its `client_secret`, shown only here and on rotate-secret. "
             "Redirect and logout URIs: absolute, no fragment, `https` (plain `http` only to "
-            "127.0.0.1, [::1] or localhost). `grantTypes` defaults to `authorization_code`."
+            "127.0.0.1, [::1] or localhost). `backchannelLogoutUri` must not name a loopback, "
+            "private, link-local or other non-global host unless the deployment allows it "
+            "(`SVC_BACKCHANNEL_ALLOW_PRIVATE`). `grantTypes` defaults to `authorization_code`."
         ),
         **requires(SCOPE_IDP_CLIENTS_WRITE),
     )
@@ -121,8 +123,14 @@ class ClientsController(Controller):
             grant_types=data.grant_types,
             skip_consent=data.skip_consent,
         )
-        async with resources_of(request).sessions.begin() as session:
-            created = await store.create_client(session, data.type, settings)
+        resources = resources_of(request)
+        async with resources.sessions.begin() as session:
+            created = await store.create_client(
+                session,
+                data.type,
+                settings,
+                allow_private=resources.settings.backchannel_allow_private,
+            )
             audit(
                 request,
                 session,
@@ -158,8 +166,14 @@ class ClientsController(Controller):
     async def update_client(
         self, request: Request[Any, Any, Any], client_id: str, data: JSONBody[ClientUpdate]
     ) -> store.ClientRead:
-        async with resources_of(request).sessions.begin() as session:
-            client, changed = await store.update_client(session, client_id, data.changes())
+        resources = resources_of(request)
+        async with resources.sessions.begin() as session:
+            client, changed = await store.update_client(
+                session,
+                client_id,
+                data.changes(),
+                allow_private=resources.settings.backchannel_allow_private,
+            )
             audit(
                 request,
                 session,

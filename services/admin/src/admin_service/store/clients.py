@@ -10,6 +10,11 @@ Rules kept here, whoever calls:
   ``https``; plain ``http`` only to a loopback host (``127.0.0.1``, ``[::1]``,
   ``localhost``), in every environment: a redirect over plain HTTP to another host leaks
   codes, and a development stack runs on loopback anyway.
+- The back-channel logout URI is called by the provider itself, so unless the deployment
+  allows it (``SVC_BACKCHANNEL_ALLOW_PRIVATE``) its host must not be a loopback, private,
+  link-local or other non-global address, nor a name local by definition (``localhost``,
+  ``*.local``...): :mod:`idp_common.protocol.rfc6890_special_addresses`. The dispatcher
+  checks the resolved address again before it connects.
 - ``grantTypes`` is a non-empty subset of ``GRANT_TYPES``; a public client cannot have
   ``client_credentials``; ``authorization_code`` needs at least one redirect URI.
 - The seeded ``console`` client is the console's own: it is never deleted (409).
@@ -44,6 +49,7 @@ from idp_common.protocol.constants import (
     GRANT_TYPES,
 )
 from idp_common.protocol.oidc_core_claims import digest
+from idp_common.protocol.rfc6890_special_addresses import host_problem
 from idp_common.repos.paging import keyset_page
 from idp_common.seed import CONSOLE_CLIENT_ID
 
@@ -166,8 +172,22 @@ def _grant_errors(client_type: str, settings: ClientSettings) -> list[FieldError
     return errors
 
 
-def check_settings(client_type: str, settings: ClientSettings) -> None:
-    """Raise one ``InvalidArgument`` naming every bad field (spec §7)."""
+def backchannel_target_problem(uri: str) -> str | None:
+    """Why the provider must not POST to ``uri``'s host (see the module text), or None."""
+    kind = host_problem(urlsplit(uri).hostname or "")
+    if kind is None:
+        return None
+    return (
+        f"must not point at a {kind} address: the provider calls it from its own network "
+        "(allowed only with SVC_BACKCHANNEL_ALLOW_PRIVATE)"
+    )
+
+
+def check_settings(
+    client_type: str, settings: ClientSettings, *, allow_private: bool = False
+) -> None:
+    """Raise one ``InvalidArgument`` naming every bad field (spec §7). ``allow_private``:
+    the deployment lets back-channel URIs reach non-global addresses."""
     errors: list[FieldError] = []
     name = settings.name.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
@@ -175,8 +195,12 @@ def check_settings(client_type: str, settings: ClientSettings) -> None:
     errors += _uri_list_errors("redirectUris", settings.redirect_uris)
     errors += _uri_list_errors("postLogoutRedirectUris", settings.post_logout_redirect_uris)
     uri = settings.backchannel_logout_uri
-    if uri is not None and (problem := uri_problem(uri)):
-        errors.append(FieldError("backchannelLogoutUri", problem))
+    if uri is not None:
+        problem = uri_problem(uri)
+        if problem is None and not allow_private:
+            problem = backchannel_target_problem(uri)
+        if problem:
+            errors.append(FieldError("backchannelLogoutUri", problem))
     errors += _grant_errors(client_type, settings)
     if errors:
         fields = ", ".join(e.field for e in errors)
@@ -259,10 +283,14 @@ async def get_client(session: AsyncSession, client_id: str) -> ClientRead:
 
 
 async def create_client(
-    session: AsyncSession, client_type: ClientType, settings: ClientSettings
+    session: AsyncSession,
+    client_type: ClientType,
+    settings: ClientSettings,
+    *,
+    allow_private: bool = False,
 ) -> ClientCreated:
     """Insert a client (and its secret's digest when confidential); 422 on bad settings."""
-    check_settings(client_type, settings)
+    check_settings(client_type, settings, allow_private=allow_private)
     row = Client(
         client_id=secrets.token_urlsafe(18),
         name=settings.name.strip(),
@@ -287,11 +315,16 @@ async def create_client(
 
 
 async def update_client(
-    session: AsyncSession, client_id: str, changes: Mapping[str, Any]
+    session: AsyncSession,
+    client_id: str,
+    changes: Mapping[str, Any],
+    *,
+    allow_private: bool = False,
 ) -> tuple[ClientRead, list[str]]:
     """Apply ``changes`` (snake_case field → value) and check the client as a whole.
 
-    Returns the client and the names of the fields that changed.
+    Returns the client and the names of the fields that changed. A back-channel URI
+    stored before the address rule existed is judged only when the patch sends one.
     """
     row = await _row(session, client_id, lock=True)
     current = ClientSettings(
@@ -303,7 +336,11 @@ async def update_client(
         skip_consent=row.skip_consent,
     )
     merged = replace(current, **changes)
-    check_settings(row.type, merged)
+    check_settings(
+        row.type,
+        merged,
+        allow_private=allow_private or "backchannel_logout_uri" not in changes,
+    )
     changed = [k for k in changes if getattr(current, k) != getattr(merged, k)]
     for field in changed:
         value = getattr(merged, field)
