@@ -5,8 +5,9 @@ change, an administrator ending all of a person's sessions; DESIGN.md "Events").
 
 1. an outbox row, subject ``{nats_prefix}.session.ended``, payload
    ``{"user_id", "sid", "clients", "reason"}`` (:class:`SessionEnded`) that the relay
-   publishes and the logout dispatcher turns into back-channel logout tokens, inserted
-   with ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``;
+   publishes and the logout dispatcher turns into back-channel logout tokens (``clients``
+   read from the session's applications set at that moment), inserted with
+   ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``;
 2. the revocation of the session's refresh tokens
    (``UPDATE refresh_tokens SET revoked_at = now() WHERE session_sid = … AND revoked_at IS
    NULL``);
@@ -106,7 +107,8 @@ async def end_sessions(
     """End ``sessions``; see the module text."""
     revoked = ended = 0
     subject = session_ended_subject(nats_prefix)
-    for record in sessions:
+    for seen in sessions:
+        record = await store.with_applications(seen)  # as reached until now
         event_ = SessionEnded(
             user_id=record.user_id, sid=record.sid, clients=list(record.clients), reason=reason
         )

@@ -6,6 +6,18 @@ the value ID tokens carry, so neither a token nor a Redis dump reveals a cookie.
 per-person set indexes the sids of a person's sessions. A new id is made at every
 sign-in (no fixation). Idle sessions expire after ``SESSION_IDLE_SECONDS``.
 
+The session's JSON is written once, when it starts, and never rewritten. What changes
+while it lives goes to a sorted set of its own, ``session-apps:<sid>``, in one Lua script
+(:meth:`SessionStore.touch`) that acts only while the session exists: each application
+reached is a member ``["<client_id>", "<sid it was given>"]`` scored with the moment (in
+milliseconds) it was first reached (``ZADD NX``), and the member ``~seen`` holds the last
+activity. Two codes
+issued at once for two applications each add their own member, so neither is lost (issue
+#19, attack 7: a read-modify-write of the whole JSON lost one of them, which then never
+got its logout token). Readers that need the applications (the session list, ending a
+session) read the set; ``/oauth2/authorize`` reads only the JSON. A session written
+before the set existed keeps the ``clients`` of its JSON, and readers add them.
+
 Challenge: the state of one pending ``/oauth2/authorize`` request while the person signs
 in and consents (DESIGN.md "Sign-in"), 10 minutes, keyed by a random id that travels in
 the sign-in page's URL. Its steps: ``password`` → ``totp`` (when an authenticator is
@@ -17,7 +29,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, cast
 
 import msgspec
 from redis.asyncio import Redis
@@ -31,8 +43,11 @@ CHALLENGE_SECONDS = 600
 Step = Literal["password", "totp", "face", "consent", "done"]
 
 
-class BrowserSession(msgspec.Struct, kw_only=True):
-    """One signed-in browser. ``clients`` are the client_ids reached in this session."""
+class BrowserSession(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One signed-in browser. ``clients`` are the client_ids reached in this session, in the
+    order they were first reached: filled by the readers that load the applications
+    (:meth:`SessionStore.get_session_by_sid`, :meth:`SessionStore.list_sessions`,
+    :meth:`SessionStore.with_applications`), never stored in the JSON any more."""
 
     sid: str
     user_id: str
@@ -76,6 +91,21 @@ class Challenge(msgspec.Struct, kw_only=True):
 
 _session_codec = msgspec.json.Encoder()
 _session_decoder = msgspec.json.Decoder(BrowserSession)
+_member_codec = msgspec.json.Encoder()
+_member_decoder = msgspec.json.Decoder(tuple[str, str])
+#: The member of ``session-apps:<sid>`` whose score is the session's last activity.
+_SEEN = "~seen"
+
+# KEYS: session, session-apps; ARGV: ttl, now (ms), member ("" for none), the ~seen member.
+# EXPIRE answers 0 for a key that is gone: an ended session is left alone. GT: the latest
+# moment stays, whichever touch arrives last.
+_TOUCH = """
+if redis.call('EXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
+if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[3]) end
+redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[1])
+return 1
+"""
 _challenge_decoder = msgspec.json.Decoder(Challenge)
 
 
@@ -90,9 +120,13 @@ class SessionStore:
         self.redis = redis
         self.prefix = prefix
         self._batch = RedisBatch(redis)
+        self._touch_script = redis.register_script(_TOUCH)
 
     def _session_key(self, sid: str) -> str:
         return f"{self.prefix}session:{sid}"
+
+    def _apps_key(self, sid: str) -> str:
+        return f"{self.prefix}session-apps:{sid}"
 
     def _index_key(self, user_id: str) -> str:
         return f"{self.prefix}user-sessions:{user_id}"
@@ -126,42 +160,72 @@ class SessionStore:
             ip=ip,
             user_agent=(user_agent or "")[:300] or None,
         )
-        await self._write(record, index=True)
-        return session_id, record
-
-    async def _write(self, record: BrowserSession, *, index: bool = False) -> None:
-        key, value = self._session_key(record.sid), _session_codec.encode(record)
-        if not index:  # one SET: shares a round trip with the writes of the same moment
-            # XX: an update of a session that a logout ended meanwhile must not revive it.
-            await self._batch.set(key, value, ttl_seconds=SESSION_IDLE_SECONDS, only_if_exists=True)
-            return
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(key, value, ex=SESSION_IDLE_SECONDS)
+            pipe.set(
+                self._session_key(record.sid),
+                _session_codec.encode(record),
+                ex=SESSION_IDLE_SECONDS,
+            )
             pipe.sadd(self._index_key(record.user_id), record.sid)
             pipe.expire(self._index_key(record.user_id), SESSION_IDLE_SECONDS * 7)
             await pipe.execute()
+        return session_id, record
 
     async def get_session(self, session_id: str | None) -> BrowserSession | None:
-        """The live session a cookie value names, or None (absent, expired, garbage)."""
+        """The live session a cookie value names, or None (absent, expired, garbage).
+
+        One batched ``GET`` of the JSON (``/oauth2/authorize`` asks this on every call):
+        ``clients`` holds only what an older session's JSON recorded. Ask
+        :meth:`with_applications` for the applications."""
         if not session_id or len(session_id) > 100:
             return None
-        return await self.get_session_by_sid(session_sid(session_id))
+        raw = await self._batch.get(self._session_key(session_sid(session_id)))
+        return _session_decoder.decode(raw) if raw else None
 
     async def get_session_by_sid(self, sid: str) -> BrowserSession | None:
+        """The live session ``sid`` with its applications, or None."""
         raw = await self._batch.get(self._session_key(sid))
-        return _session_decoder.decode(raw) if raw else None
+        return await self.with_applications(_session_decoder.decode(raw)) if raw else None
+
+    async def with_applications(self, record: BrowserSession) -> BrowserSession:
+        """``record`` with the applications reached and the last activity, as stored now."""
+        entries = cast(
+            "list[tuple[bytes | str, float]]",
+            await self.redis.zrange(self._apps_key(record.sid), 0, -1, withscores=True),
+        )
+        clients = list(record.clients)  # an older session's JSON recorded them here
+        last_seen = record.last_seen
+        for raw, score in entries:
+            member = raw.decode() if isinstance(raw, bytes) else raw
+            if member == _SEEN:
+                last_seen = max(last_seen, int(score) // 1000)
+                continue
+            client_id, _ = _member_decoder.decode(member)
+            if client_id not in clients:
+                clients.append(client_id)
+        return msgspec.structs.replace(record, clients=clients, last_seen=last_seen)
 
     async def touch(
         self, record: BrowserSession, *, client_id: str | None = None, now: int | None = None
     ) -> None:
-        """Record activity, and the client reached (spec §6: recipients of logout)."""
-        record.last_seen = int(time.time()) if now is None else now
-        if client_id and client_id not in record.clients:
-            record.clients.append(client_id)
-        await self._write(record)
+        """Record activity, and the client reached (spec §6: recipients of logout), in one
+        atomic script that does nothing once the session has ended (a late touch never
+        brings an ended session back). ``record`` is updated in memory as well."""
+        moment_ms = int(time.time() * 1000) if now is None else now * 1000
+        record.last_seen = moment_ms // 1000
+        member = b""
+        if client_id:
+            member = _member_codec.encode((client_id, record.sid))
+            if client_id not in record.clients:
+                record.clients.append(client_id)
+        await self._touch_script(
+            keys=[self._session_key(record.sid), self._apps_key(record.sid)],
+            args=[SESSION_IDLE_SECONDS, moment_ms, member, _SEEN],
+        )
 
     async def list_sessions(self, user_id: str) -> list[BrowserSession]:
-        """Live sessions of a person; index entries of expired sessions are pruned."""
+        """Live sessions of a person, with their applications; index entries of expired
+        sessions are pruned."""
         sids = [
             s.decode() if isinstance(s, bytes) else s
             for s in await self.redis.smembers(self._index_key(user_id))
@@ -179,8 +243,9 @@ class SessionStore:
         """Delete the session and its index entry; False when it was already gone."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(self._session_key(record.sid))
+            pipe.delete(self._apps_key(record.sid))
             pipe.srem(self._index_key(record.user_id), record.sid)
-            deleted, _ = await pipe.execute()
+            deleted, _, _ = await pipe.execute()
         return bool(deleted)
 
     async def forget_sessions(self, records: Sequence[BrowserSession]) -> None:
@@ -190,7 +255,7 @@ class SessionStore:
             return
         async with self.redis.pipeline(transaction=True) as pipe:
             for record in records:
-                pipe.delete(self._session_key(record.sid))
+                pipe.delete(self._session_key(record.sid), self._apps_key(record.sid))
                 pipe.srem(self._index_key(record.user_id), record.sid)
             await pipe.execute()
 

@@ -153,9 +153,10 @@ def _redirect_target(
 
 async def _end_browser_session(request: Request[Any, Any, Any], resources: Resources) -> None:
     store = resources.browser_sessions
-    session = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
-    if session is None:
+    found = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    if found is None:
         return
+    session = await store.with_applications(found)
     async with resources.sessions.begin() as db:
         ended = await end_sessions(
             db, store, [session], reason="logout", nats_prefix=resources.settings.nats_prefix
