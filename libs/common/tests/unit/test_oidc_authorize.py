@@ -10,7 +10,9 @@ from idp_common.protocol.oidc_authorize import (
     AuthorizeError,
     ParameterTooLong,
     UntrustedRequest,
+    parse_acr_values,
     refuse_repeated,
+    session_meets_acr,
     single_values,
 )
 
@@ -54,3 +56,14 @@ def test_repeated_parameters() -> None:
     assert values == {"nonce": "n"} and repeated == ["state"]
     with pytest.raises(AuthorizeError, match="the state parameter is repeated"):
         refuse_repeated(repeated)
+
+
+def test_acr_values_keep_the_known_levels_in_order() -> None:
+    assert parse_acr_values(None) == ()
+    assert parse_acr_values("urn:idp:acr:2fa  other urn:idp:acr:1fa urn:idp:acr:2fa") == (
+        "urn:idp:acr:2fa",
+        "urn:idp:acr:1fa",
+    )
+    assert session_meets_acr("urn:idp:acr:face", ())
+    assert not session_meets_acr("urn:idp:acr:face", ("urn:idp:acr:1fa", "urn:idp:acr:2fa"))
+    assert session_meets_acr("urn:idp:acr:2fa", ("urn:idp:acr:1fa", "urn:idp:acr:2fa"))

@@ -35,7 +35,7 @@ code_challenge_method  16     ``S256``
 challenge              64     the provider's own challenge ids are 32
 response_mode          32     ``query``
 ui_locales             256    accepted and ignored
-acr_values             256    accepted and ignored
+acr_values             256    the levels asked for (below); unknown values are ignored
 display                32     accepted and ignored
 claims                 2048   accepted and ignored
 request                4096   refused (``request_not_supported``)
@@ -56,6 +56,7 @@ from typing import Final
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from idp_common.protocol.constants import (
+    ACR_VALUES,
     OIDC_SCOPES,
     PROMPT_CONSENT,
     PROMPT_LOGIN,
@@ -135,6 +136,7 @@ class AuthorizationRequest:
     id_token_hint: str | None = None
     code_challenge: str | None = None
     code_challenge_method: str | None = None
+    acr_values: tuple[str, ...] = ()
 
     @property
     def forces_login(self) -> bool:
@@ -213,8 +215,22 @@ def parse_request(
         max_age=parse_max_age(values.get("max_age")),
         login_hint=values.get("login_hint"),
         id_token_hint=values.get("id_token_hint"),
+        acr_values=parse_acr_values(values.get("acr_values")),
         **parse_pkce(values, public_client=public_client),
     )
+
+
+def parse_acr_values(raw: str | None) -> tuple[str, ...]:
+    """OIDC Core §3.1.2.1 ``acr_values``: the levels this provider knows, in the order
+    asked (others are ignored, as a voluntary claim allows). A client sends them after an
+    RFC 9470 refusal that named them, so that a face alone is not offered."""
+    asked = (raw or "").split(" ")
+    return tuple(dict.fromkeys(value for value in asked if value in ACR_VALUES))
+
+
+def session_meets_acr(session_acr: str, acr_values: Sequence[str]) -> bool:
+    """A session satisfies the request's ``acr_values`` (none asked: any session does)."""
+    return not acr_values or session_acr in acr_values
 
 
 def parse_scopes(raw: str) -> list[str]:

@@ -38,6 +38,7 @@ from idp_common.protocol.oidc_authorize import (
     match_redirect_uri,
     parse_request,
     refuse_repeated,
+    session_meets_acr,
     single_values,
     with_query,
 )
@@ -137,6 +138,7 @@ async def decide(
         and not req.forces_login
         and (req.max_age is None or now - session.auth_time <= req.max_age)
         and (hinted is None or hinted == session.user_id)
+        and session_meets_acr(session.acr, req.acr_values)
     )
     user_id = _user_id(session.user_id) if usable and session else None
     view = await authorize_view(resources.hot, user_id, client.pk) if user_id else None
@@ -217,6 +219,7 @@ async def to_sign_in(
         prompt=sorted(req.prompt),
         max_age=req.max_age,
         login_hint=req.login_hint,
+        acr_values=list(req.acr_values),
     )
     if session is not None:  # signed in already: only consent is missing
         challenge.step = "consent"
