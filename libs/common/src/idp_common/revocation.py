@@ -19,6 +19,12 @@ Calls of one worker that arrive within one turn of the event loop go to Redis to
 Each request still asks Redis at the moment it is answered, but a busy worker pays one
 round trip for many.
 
+Revoking a grant's tokens is one Lua script too: it lists every token of the grant as
+revoked, then deletes the grant's record, atomically. A Redis that refuses writes (its
+``maxmemory`` reached) refuses the script's first ``SET`` before anything changed, so the
+grant's record is never deleted without its tokens being listed (issue #19, attack 5: a
+retry then finds them all again).
+
 Redis errors propagate: the caller decides whether to fail open or closed.
 """
 
@@ -26,7 +32,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from redis.asyncio import Redis
 
@@ -46,6 +52,23 @@ for i, key in ipairs(KEYS) do
   end
 end
 return 0
+"""
+
+# KEYS[1]: the grant's hash; ARGV: now, the revoked-jti key prefix, the minimum ttl.
+# The SETs come before the DEL: a script's first write is where a full Redis refuses it.
+_REVOKE_GRANT_SCRIPT: Final = """
+local issued = redis.call('HGETALL', KEYS[1])
+local now, minimum = tonumber(ARGV[1]), tonumber(ARGV[3])
+local count = 0
+for i = 1, #issued, 2 do
+  local ttl = tonumber(issued[i + 1]) - now
+  if ttl >= minimum then
+    redis.call('SET', ARGV[2] .. issued[i], '1', 'EX', ttl)
+    count = count + 1
+  end
+end
+redis.call('DEL', KEYS[1])
+return count
 """
 
 #: Tokens that expire within this many seconds are not worth listing.
@@ -69,6 +92,7 @@ class RevocationList:
         self._reads = RedisBatch(redis)
         self._tracked: TurnBatch[_Issued, None] = TurnBatch(self._track)
         self._track_script = redis.register_script(_TRACK_SCRIPT)
+        self._revoke_grant_script = redis.register_script(_REVOKE_GRANT_SCRIPT)
 
     def _jti_key(self, jti: str) -> str:
         return f"{self._prefix}revoked-jti:{jti}"
@@ -102,17 +126,9 @@ class RevocationList:
         return [None] * len(issued)
 
     async def revoke_grant(self, grant_id: uuid.UUID | str, *, now: int) -> int:
-        """List every still-valid access token issued under ``grant_id``; return how many."""
-        key = self._grant_key(grant_id)
-        issued = await self._redis.hgetall(key)
-        count = 0
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for raw_jti, raw_exp in issued.items():
-                jti = raw_jti.decode() if isinstance(raw_jti, bytes) else str(raw_jti)
-                ttl = int(raw_exp) - now
-                if ttl >= _MIN_TTL:
-                    pipe.set(self._jti_key(jti), b"1", ex=ttl)
-                    count += 1
-            pipe.delete(key)
-            await pipe.execute()
-        return count
+        """List every still-valid access token issued under ``grant_id`` and forget the
+        grant's record, atomically (see the module); return how many were listed."""
+        reply: Any = await self._revoke_grant_script(
+            keys=[self._grant_key(grant_id)], args=[now, self._jti_key(""), _MIN_TTL]
+        )
+        return int(reply)

@@ -8,8 +8,14 @@
   the granted scopes release (as for userinfo, :func:`released_claims`).
 - :class:`TokenResponse`: RFC 6749 §5.1 body.
 
-Signing happens after the grant's transaction has committed, so no database connection
-is held while the CPU signs.
+The order of a grant that spends something (a code, a refresh token; issue #19, attack
+5): the access token's ``jti`` and ``exp`` are chosen first (:func:`new_access_token_id`),
+the grant spends in a transaction and, before it commits, writes the ``jti`` under its
+grant in Redis (:func:`track_access_token`, so that a later code replay or refresh reuse
+can revoke it). A Redis failure therefore rolls the spend back: the client gets 503 and
+its retry with the same code or refresh token works, instead of looking like a replay.
+Signing (:func:`sign_tokens`) happens after the commit, so no database connection is held
+while the CPU signs; it cannot fail for a reason the client could retry.
 """
 
 from __future__ import annotations
@@ -113,10 +119,25 @@ def released_claims(
     return claims
 
 
-def sign_access_token(deps: GrantDeps, auth: Authorization) -> tuple[str, str, int]:
-    """(token, jti, exp)."""
+@dataclass(frozen=True)
+class AccessTokenId:
+    """The ``jti`` and ``exp`` of an access token about to be issued."""
+
+    jti: str
+    exp: int
+
+
+def new_access_token_id(deps: GrantDeps) -> AccessTokenId:
+    return AccessTokenId(uuid.uuid4().hex, deps.now + deps.ctx.settings.access_token_ttl)
+
+
+async def track_access_token(deps: GrantDeps, grant_id: uuid.UUID, ident: AccessTokenId) -> None:
+    """Remember the token under its grant (Redis), before the grant's spend commits."""
+    await deps.ctx.revocations.track_grant_jti(grant_id, ident.jti, exp=ident.exp, now=deps.now)
+
+
+def sign_access_token(deps: GrantDeps, auth: Authorization, ident: AccessTokenId) -> str:
     settings = deps.ctx.settings
-    jti = uuid.uuid4().hex
     claims = access_token_claims(
         issuer=settings.issuer,
         subject=auth.subject,
@@ -124,15 +145,15 @@ def sign_access_token(deps: GrantDeps, auth: Authorization) -> tuple[str, str, i
         client_id=auth.client_id,
         scope=auth.scopes,
         now=deps.now,
-        jti=jti,
-        ttl=settings.access_token_ttl,
+        jti=ident.jti,
+        ttl=ident.exp - deps.now,
         auth_time=auth.auth_time,
         acr=auth.acr,
         amr=auth.amr,
         sid=auth.sid,
     )
     claims["aud"] = audience_claim(auth.audiences)
-    return sign_jwt(claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN), jti, claims["exp"]
+    return sign_jwt(claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN)
 
 
 def sign_id_token(deps: GrantDeps, auth: Authorization, access_token: str) -> str:
@@ -155,20 +176,23 @@ def sign_id_token(deps: GrantDeps, auth: Authorization, access_token: str) -> st
     return sign_jwt(claims, deps.ctx.keys, typ=TYP_JWT)
 
 
-async def issue_tokens(
-    deps: GrantDeps, auth: Authorization, *, refresh_token: str | None = None
+def sign_tokens(
+    deps: GrantDeps,
+    auth: Authorization,
+    ident: AccessTokenId,
+    *,
+    refresh_token: str | None = None,
 ) -> TokenResponse:
-    """Sign the access token (and the ID token when ``openid`` was granted) and remember
-    the access token's ``jti`` under its grant, so that a code replay or a refresh-token
-    reuse can revoke it."""
-    access_token, jti, exp = sign_access_token(deps, auth)
+    """Sign the access token ``ident`` (and the ID token when ``openid`` was granted).
+
+    A token with a ``grant_id`` must have been tracked (:func:`track_access_token`) in
+    the transaction that spent its code or refresh token; signing writes nothing."""
+    access_token = sign_access_token(deps, auth, ident)
     id_token = sign_id_token(deps, auth, access_token) if SCOPE_OPENID in auth.scopes else None
-    if auth.grant_id is not None:
-        await deps.ctx.revocations.track_grant_jti(auth.grant_id, jti, exp=exp, now=deps.now)
     return TokenResponse(
         access_token=access_token,
         token_type=TOKEN_TYPE_BEARER,
-        expires_in=exp - deps.now,
+        expires_in=ident.exp - deps.now,
         scope=format_scope(auth.scopes),
         id_token=id_token,
         refresh_token=refresh_token,

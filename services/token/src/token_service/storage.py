@@ -1,9 +1,14 @@
 """The hot statements of the token and authorize endpoints, one round trip each
 (docs/decisions.md "Token endpoint performance").
 
-Each runs on a connection of asyncpg's own pool, outside a transaction
-(``idp_common.db.hot_pool``), so it commits by itself, and does all its
-work at once with CTEs and ``RETURNING``:
+Each runs on a connection of asyncpg's own pool (``idp_common.db.hot_pool``) and does all
+its work at once with CTEs and ``RETURNING``. The two that spend something run inside
+:func:`hot_transaction` (``BEGIN`` and ``COMMIT``: two more round trips), because the
+grant writes the new access token's ``jti`` to Redis before it commits: a Redis failure
+rolls the spend back and the client's retry works (issue #19, attack 5; see
+``token_service.issuance``). A transaction also holds the spent row's lock until then, so
+a concurrent use of the same refresh token waits for the outcome instead of finding it
+spent by a request that may still fail.
 
 - ``spend_refresh_token``: spend the presented refresh token, insert its successor and
   read the person, only when the rotation is sure to succeed (active token of this
@@ -13,6 +18,8 @@ work at once with CTEs and ``RETURNING``:
   (unknown, reuse, expired, scope, disabled person) exactly as before.
 - ``consume_code``: burn an authorization code and read its person; None when the
   code is unknown or already used (the grant's replay path decides which).
+- ``insert_refresh_token``: the first refresh token of a code's grant, in the code's
+  transaction.
 - ``authorize_view``: the person, their effective scopes and their consent to a client.
 
 The last two take the pool and open the connection themselves, for the authorize
@@ -24,7 +31,10 @@ The row layouts match ``idp_common.repos`` records; person columns come from
 
 from __future__ import annotations
 
+import secrets
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -80,11 +90,32 @@ SELECT used.*, {PERSON_COLUMNS}
 FROM used LEFT JOIN users AS u ON u.id = used.user_id
 """  # noqa: S608 - fixed text, values are parameters
 
+_INSERT_REFRESH: Final = """
+INSERT INTO refresh_tokens (token_digest, family_id, grant_id, parent_id, client_pk,
+    user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at)
+VALUES ($1, $2, $3, NULL, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+"""
+
 _AUTHORIZE_VIEW: Final = f"""
 SELECT {PERSON_COLUMNS},
     (SELECT k.scopes FROM consents AS k WHERE k.user_id = u.id AND k.client_pk = $2)
 FROM users AS u WHERE u.id = $1
 """  # noqa: S608 - fixed text, values are parameters
+
+
+@asynccontextmanager
+async def hot_transaction(pool: HotPool) -> AsyncIterator[DriverConnection]:
+    """A pooled connection inside a transaction: committed when the block ends, rolled
+    back when it raises. Plain ``BEGIN``/``COMMIT`` statements: asyncpg's transaction
+    object costs about 40 µs more CPU per use for nothing these statements need."""
+    async with pool.connection() as conn:
+        await conn.execute("BEGIN")
+        try:
+            yield conn
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise
+        await conn.execute("COMMIT")
 
 
 async def spend_refresh_token(
@@ -124,6 +155,30 @@ async def consume_code(
     values = dict(zip(CodeGrant.__struct_fields__, row[:_CODE_WIDTH], strict=True))
     values["amr"] = list(values["amr"] or ())
     return CodeGrant(**values), person_from_row(row, _CODE_WIDTH)
+
+
+async def insert_refresh_token(
+    conn: DriverConnection, code: CodeGrant, *, scope: str, now: datetime
+) -> str:
+    """A new refresh token (a new family) for the grant of ``code``; returns its value,
+    shown once (only its digest is stored, as ``repos.refresh_tokens`` does)."""
+    token = secrets.token_urlsafe(32)
+    await conn.execute(
+        _INSERT_REFRESH,
+        digest(token),
+        uuid.uuid4(),
+        code.grant_id,
+        code.client_pk,
+        code.user_id,
+        scope,
+        code.session_sid,
+        code.auth_time,
+        code.acr,
+        list(code.amr),
+        now,
+        now + timedelta(seconds=REFRESH_TOKEN_TTL_SECONDS),
+    )
+    return token
 
 
 async def authorize_view(

@@ -9,8 +9,12 @@ Contract:
   expires_at > now AND client_pk = … RETURNING``. Of two concurrent rotations of one
   token exactly one gets the row (the other waits for the row lock, then finds it spent).
   When no row comes back the row is looked up: found spent → reuse (spec part 3): the
-  whole family is revoked, audited and **committed**, then ``RefreshTokenReused`` (an
-  ``InvalidGrant``) is raised (so the caller's rollback cannot undo the revocation).
+  whole family is revoked and audited, the caller's ``before_reuse_commit`` runs (the
+  token service lists the grant's access tokens as revoked in Redis there), then all of
+  it is **committed** and ``RefreshTokenReused`` (an ``InvalidGrant``) is raised (so the
+  caller's rollback cannot undo the revocation). If ``before_reuse_commit`` fails nothing
+  is committed, and the next presentation of the token is a reuse again (issue #19,
+  attack 5: the family and its access tokens are revoked together or not at all).
   Unknown, revoked, expired or another client's token → ``InvalidGrant``, nothing changes.
 - ``revoke_*`` set ``revoked_at`` on rows not yet revoked and return how many; a revoked
   row is kept until the cleanup job removes it after expiry (spec part 3).
@@ -24,6 +28,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 
 import msgspec
@@ -164,6 +169,7 @@ async def rotate_refresh_token(
     now: datetime,
     *,
     ip: str | None = None,
+    before_reuse_commit: Callable[[RefreshTokenReused], Awaitable[None]] | None = None,
 ) -> RefreshTokenRecord:
     """Spend ``token`` and return its row (now spent); see the module contract."""
     key = digest(token)
@@ -204,9 +210,12 @@ async def rotate_refresh_token(
                 },
             ),
         )
+        reused = RefreshTokenReused(found.family_id, found.grant_id)
+        if before_reuse_commit is not None:
+            await before_reuse_commit(reused)
         await session.commit()
         log.warning("refresh token reuse: family %s revoked (%d rows)", found.family_id, revoked)
-        raise RefreshTokenReused(found.family_id, found.grant_id)
+        raise reused
     raise InvalidGrant("refresh token is expired or revoked")
 
 

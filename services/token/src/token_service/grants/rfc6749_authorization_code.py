@@ -22,17 +22,25 @@ audited), so a wrong verifier or redirect URI cannot be retried. Burning it and 
 its person is one statement (``token_service.storage.consume_code``); a code it does not
 find goes through ``consume_authorization_code``, which tells a replay from an unknown
 code.
+
+A code that passes is burnt in a transaction with the grant's first refresh token, and
+the transaction commits only after the new access token's ``jti`` is tracked in Redis; a
+replay lists the grant's access tokens as revoked before the refresh tokens' revocation
+commits. So a Redis failure changes nothing and answers 503, and the client's retry with
+the same code is an exchange, not a replay (issue #19, attack 5; ``token_service.issuance``).
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import ClassVar, Final, NoReturn
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.audit import AuditEntry, write_audit
+from idp_common.db.engine import DriverConnection
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     GRANT_TYPE_REFRESH_TOKEN,
@@ -44,12 +52,19 @@ from idp_common.protocol.rfc6749_scope import format_scope, narrow_scope, parse_
 from idp_common.protocol.rfc7636_pkce import verify_pkce
 from idp_common.repos.clients import ClientRecord
 from idp_common.repos.codes import CodeGrant, consume_authorization_code
-from idp_common.repos.refresh_tokens import issue_refresh_token, revoke_by_grant_id
+from idp_common.repos.refresh_tokens import revoke_by_grant_id
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
-from token_service.issuance import Authorization, TokenResponse, issue_tokens, person_audiences
-from token_service.queries import UserClaims
-from token_service.storage import consume_code
+from token_service.issuance import (
+    Authorization,
+    TokenResponse,
+    new_access_token_id,
+    person_audiences,
+    sign_tokens,
+    track_access_token,
+)
+from token_service.queries import Person, UserClaims
+from token_service.storage import consume_code, hot_transaction, insert_refresh_token
 
 AUDIT_CODE_REPLAYED: Final = "token.code_replayed"
 AUDIT_GRANT_FAILED: Final = "token.grant_failed"
@@ -71,6 +86,18 @@ def check_code(code: CodeGrant, client: ClientRecord, req: TokenRequest, now: da
         raise InvalidGrant("code_verifier sent but the authorization request had no challenge")
 
 
+@dataclass(frozen=True)
+class _Burnt:
+    """What burning a code found: the code and its person, the scopes granted and the
+    refresh token issued (a code that passes), or the reason it was refused."""
+
+    code: CodeGrant
+    person: Person | None
+    scopes: list[str]
+    refresh_token: str | None = None
+    refusal: InvalidGrant | None = None
+
+
 class AuthorizationCodeGrant:
     grant_type: ClassVar[str] = GRANT_TYPE_AUTHORIZATION_CODE
     parameters: ClassVar[frozenset[str]] = frozenset({"code", "redirect_uri", "code_verifier"})
@@ -83,25 +110,50 @@ class AuthorizationCodeGrant:
             raise InvalidRequest("code is required")
         if not req.redirect_uri:
             raise InvalidRequest("redirect_uri is required")
-        async with deps.ctx.resources.hot.connection() as conn:
+        ident = new_access_token_id(deps)
+        async with hot_transaction(deps.ctx.resources.hot) as conn:
             consumed = await consume_code(conn, req.code, datetime.now(UTC))
-        if consumed is None:
+            burnt = None if consumed is None else await _burn(conn, *consumed, client, req, deps)
+            if burnt is not None and burnt.refusal is None:
+                await track_access_token(deps, burnt.code.grant_id, ident)
+        if burnt is None:
             await _unknown_or_replayed(req.code, client, deps)
-        code, person = consumed
-        try:
-            check_code(code, client, req, deps.now_dt)
-            if person is None or person.claims.user.disabled:
-                raise InvalidGrant("the person is no longer able to sign in")
-        except InvalidGrant as exc:
+        if burnt.refusal is not None or burnt.person is None:
             async with deps.ctx.resources.sessions() as session:
-                _audit_failure(session, deps, client, code, req.code, exc)
+                refusal = burnt.refusal or InvalidGrant("the person is no longer able to sign in")
+                _audit_failure(session, deps, client, burnt.code, req.code, refusal)
                 await session.commit()
-            raise
-        scopes = narrow_scope(parse_scope(code.scope), client.scopes, person.scopes)
-        refresh = await _refresh_token(deps, client, code, scopes)
-        deps.ctx.users.put(code.user_id, person.claims)
-        auth = await _authorization(deps, client, code, scopes, person.claims)
-        return await issue_tokens(deps, auth, refresh_token=refresh)
+            raise refusal
+        code, person = burnt.code, burnt.person.claims
+        deps.ctx.users.put(code.user_id, person)
+        auth = await _authorization(deps, client, code, burnt.scopes, person)
+        return sign_tokens(deps, auth, ident, refresh_token=burnt.refresh_token)
+
+
+async def _burn(
+    conn: DriverConnection,
+    code: CodeGrant,
+    person: Person | None,
+    client: ClientRecord,
+    req: TokenRequest,
+    deps: GrantDeps,
+) -> _Burnt:
+    """Inside the transaction that burnt ``code``: the checks, then the refresh token.
+    A refusal is returned, not raised, so that the burn still commits."""
+    try:
+        check_code(code, client, req, deps.now_dt)
+        if person is None or person.claims.user.disabled:
+            raise InvalidGrant("the person is no longer able to sign in")
+    except InvalidGrant as exc:
+        return _Burnt(code, person, [], refusal=exc)
+    scopes = narrow_scope(parse_scope(code.scope), client.scopes, person.scopes)
+    refresh = None
+    if SCOPE_OFFLINE_ACCESS in scopes and GRANT_TYPE_REFRESH_TOKEN in client.grant_types:
+        # DESIGN.md §2: issued when offline_access was granted and the client may refresh.
+        refresh = await insert_refresh_token(
+            conn, code, scope=format_scope(scopes), now=deps.now_dt
+        )
+    return _Burnt(code, person, scopes, refresh)
 
 
 async def _unknown_or_replayed(value: str, client: ClientRecord, deps: GrantDeps) -> NoReturn:
@@ -136,37 +188,6 @@ async def _authorization(
     )
 
 
-async def _refresh_token(
-    deps: GrantDeps,
-    client: ClientRecord,
-    code: CodeGrant,
-    scopes: list[str],
-) -> str | None:
-    """DESIGN.md §2: issued when ``offline_access`` was granted and the client may refresh.
-
-    Written after the code was burnt (its own commit): a failure here leaves the code
-    used, and the client starts again, as for any failed exchange."""
-    if SCOPE_OFFLINE_ACCESS not in scopes or GRANT_TYPE_REFRESH_TOKEN not in client.grant_types:
-        return None
-    async with deps.ctx.resources.sessions() as session:
-        token = await issue_refresh_token(
-            session,
-            family_id=uuid.uuid4(),
-            grant_id=code.grant_id,
-            parent_id=None,
-            client_pk=client.pk,
-            user_id=code.user_id,
-            scope=format_scope(scopes),
-            session_sid=code.session_sid,
-            auth_time=code.auth_time,
-            acr=code.acr,
-            amr=list(code.amr),
-            now=deps.now_dt,
-        )
-        await session.commit()
-    return token
-
-
 async def _replay(
     session: AsyncSession, grant_id: uuid.UUID, client: ClientRecord, deps: GrantDeps
 ) -> None:
@@ -184,8 +205,9 @@ async def _replay(
             detail={"refresh_tokens_revoked": revoked},
         ),
     )
-    await session.commit()
+    # Redis first: if it fails, nothing commits and the next replay does both.
     await deps.ctx.revocations.revoke_grant(grant_id, now=deps.now)
+    await session.commit()
     raise InvalidGrant("the authorization code was already used")
 
 

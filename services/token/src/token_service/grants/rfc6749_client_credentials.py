@@ -20,7 +20,12 @@ from idp_common.protocol.rfc6749_scope import is_api_scope, narrow_scope, parse_
 from idp_common.repos.clients import ClientRecord
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
-from token_service.issuance import Authorization, TokenResponse, issue_tokens
+from token_service.issuance import (
+    Authorization,
+    TokenResponse,
+    new_access_token_id,
+    sign_tokens,
+)
 
 
 def machine_scopes(requested: list[str], client_scopes: frozenset[str]) -> list[str]:
@@ -52,4 +57,4 @@ class ClientCredentialsGrant:
             scopes=scopes,
             audiences=audiences,
         )
-        return await issue_tokens(deps, auth)
+        return sign_tokens(deps, auth, new_access_token_id(deps))  # no grant: nothing to track

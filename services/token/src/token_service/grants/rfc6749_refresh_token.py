@@ -19,7 +19,11 @@ returned when ``openid`` is in the scope (OIDC Core §12.2).
 
 The usual case is one statement (``token_service.storage.spend_refresh_token``: spend,
 insert the successor, read the person); any refusal goes through the general path
-below it, which decides and answers as it always has.
+below it, which decides and answers as it always has. Both spend in a transaction that
+commits only after the new access token's ``jti`` is tracked in Redis, and a reuse lists
+the grant's access tokens as revoked before the family's revocation commits: a Redis
+failure changes nothing, answers 503, and the client's retry with the same token works
+(issue #19, attack 5; ``token_service.issuance``).
 """
 
 from __future__ import annotations
@@ -41,9 +45,17 @@ from idp_common.repos.refresh_tokens import (
 )
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
-from token_service.issuance import Authorization, TokenResponse, issue_tokens, person_audiences
-from token_service.queries import UserClaims, person_in_session
-from token_service.storage import spend_refresh_token
+from token_service.issuance import (
+    AccessTokenId,
+    Authorization,
+    TokenResponse,
+    new_access_token_id,
+    person_audiences,
+    sign_tokens,
+    track_access_token,
+)
+from token_service.queries import Person, UserClaims, person_in_session
+from token_service.storage import hot_transaction, spend_refresh_token
 
 
 def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:
@@ -59,13 +71,39 @@ def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:
 async def _rotate(
     session: AsyncSession, token: str, client: ClientRecord, deps: GrantDeps
 ) -> RefreshTokenRecord:
-    """Spend ``token``; on reuse also list the grant's access tokens as revoked."""
-    try:
-        return await rotate_refresh_token(session, token, client.pk, deps.now_dt, ip=deps.ip)
-    except RefreshTokenReused as reused:
+    """Spend ``token``; on reuse also list the grant's access tokens as revoked (before
+    the family's revocation commits)."""
+
+    async def revoke_access_tokens(reused: RefreshTokenReused) -> None:
         if reused.grant_id is not None:
             await deps.ctx.revocations.revoke_grant(reused.grant_id, now=deps.now)
-        raise
+
+    return await rotate_refresh_token(
+        session,
+        token,
+        client.pk,
+        deps.now_dt,
+        ip=deps.ip,
+        before_reuse_commit=revoke_access_tokens,
+    )
+
+
+async def _spent(
+    deps: GrantDeps,
+    old: RefreshTokenRecord,
+    found: Person | None,
+    requested: list[str],
+    ident: AccessTokenId,
+) -> tuple[list[str], Person | None]:
+    """Inside the spend's transaction: the scope (§6), the person the token speaks for
+    (None for a client's own token), and the new access token tracked under its grant.
+    Raising here rolls the spend back."""
+    scopes = requested_scopes(requested, parse_scope(old.scope))
+    if old.user_id is not None and (found is None or found.claims.user.disabled):
+        raise InvalidGrant("the person is no longer able to sign in")
+    if old.grant_id is not None:
+        await track_access_token(deps, old.grant_id, ident)
+    return scopes, found if old.user_id is not None else None
 
 
 class RefreshTokenGrant:
@@ -80,7 +118,8 @@ class RefreshTokenGrant:
             raise InvalidRequest("refresh_token is required")
         requested = parse_scope(req.scope)
         successor = secrets.token_urlsafe(32)
-        async with deps.ctx.resources.hot.connection() as conn:
+        ident = new_access_token_id(deps)
+        async with hot_transaction(deps.ctx.resources.hot) as conn:
             spent = await spend_refresh_token(
                 conn,
                 token=req.refresh_token,
@@ -89,37 +128,26 @@ class RefreshTokenGrant:
                 successor=successor,
                 now=deps.now_dt,
             )
+            if spent is not None:
+                scopes, person = await _spent(deps, *spent, requested, ident)
         if spent is None:
-            return await self._general(req.refresh_token, requested, client, deps)
-        old, found = spent
-        person: UserClaims | None = None
-        held: frozenset[str] | None = None
-        if old.user_id is not None:
-            if found is None:  # the statement only spends a token of a person who exists
-                raise InvalidGrant("the person is no longer able to sign in")
-            person, held = found.claims, found.scopes
-            deps.ctx.users.put(old.user_id, person)
-        scopes = requested_scopes(requested, parse_scope(old.scope))
-        scopes = narrow_scope(scopes, client.scopes, held)
-        auth = await _authorization(deps, client, old, scopes, person)
-        return await issue_tokens(deps, auth, refresh_token=successor)
+            return await self._general(req.refresh_token, requested, client, deps, ident)
+        return await _tokens(deps, client, spent[0], scopes, person, ident, successor)
 
     async def _general(
-        self, token: str, requested: list[str], client: ClientRecord, deps: GrantDeps
+        self,
+        token: str,
+        requested: list[str],
+        client: ClientRecord,
+        deps: GrantDeps,
+        ident: AccessTokenId,
     ) -> TokenResponse:
         """Every case the single statement leaves alone: refusals, and rotations that
         became possible in between (a race), decided in one transaction."""
         async with deps.ctx.resources.sessions() as session:
             old = await _rotate(session, token, client, deps)
-            scopes = requested_scopes(requested, parse_scope(old.scope))
-            person: UserClaims | None = None
-            held: frozenset[str] | None = None
-            if old.user_id is not None:
-                found = await person_in_session(session, old.user_id)
-                if found is None or found.claims.user.disabled:
-                    raise InvalidGrant("the person is no longer able to sign in")
-                person, held = found.claims, found.scopes
-            scopes = narrow_scope(scopes, client.scopes, held)
+            found = await person_in_session(session, old.user_id) if old.user_id else None
+            scopes, person = await _spent(deps, old, found, requested, ident)
             new_token = await issue_refresh_token(
                 session,
                 family_id=old.family_id,
@@ -135,10 +163,27 @@ class RefreshTokenGrant:
                 now=deps.now_dt,
             )
             await session.commit()
-        if person is not None and old.user_id is not None:
-            deps.ctx.users.put(old.user_id, person)
-        auth = await _authorization(deps, client, old, scopes, person)
-        return await issue_tokens(deps, auth, refresh_token=new_token)
+        return await _tokens(deps, client, old, scopes, person, ident, new_token)
+
+
+async def _tokens(
+    deps: GrantDeps,
+    client: ClientRecord,
+    old: RefreshTokenRecord,
+    scopes: list[str],
+    person: Person | None,
+    ident: AccessTokenId,
+    refresh_token: str,
+) -> TokenResponse:
+    """After the commit: narrow the scope to what the person holds now, and sign."""
+    claims: UserClaims | None = None
+    if person is not None and old.user_id is not None:
+        claims = person.claims
+        deps.ctx.users.put(old.user_id, claims)
+    held = person.scopes if person is not None else None
+    scopes = narrow_scope(scopes, client.scopes, held)
+    auth = await _authorization(deps, client, old, scopes, claims)
+    return sign_tokens(deps, auth, ident, refresh_token=refresh_token)
 
 
 async def _authorization(
