@@ -6,7 +6,7 @@
 
 const BASE = "/api/v1/auth";
 
-export type Step = "password" | "totp" | "consent" | "done";
+export type Step = "password" | "totp" | "face" | "consent" | "done";
 
 export interface ScopeInfo {
   value: string;
@@ -20,7 +20,10 @@ export interface Challenge {
   client: { client_id: string; name: string };
   loginHint: string | null;
   scopes: ScopeInfo[];
-  /** Whether "Sign in with your face" is offered (the face stack is available). */
+  /**
+   * Whether the face is offered at this step: "Sign in with your face" on the password
+   * step (the deployment lets a face replace the password), or the `face` step itself.
+   */
   face: boolean;
 }
 
@@ -63,7 +66,7 @@ export class NetworkError extends Error {
   }
 }
 
-const STEPS: readonly string[] = ["password", "totp", "consent", "done"];
+const STEPS: readonly string[] = ["password", "totp", "face", "consent", "done"];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -181,9 +184,12 @@ export async function getChallenge(id: string): Promise<Challenge> {
 export const login = (challenge: string, email: string, password: string) =>
   step("/login", { challenge, email, password });
 
-/** `image` is the base64 of a JPEG or PNG (no `data:` prefix). */
-export const biometric = (challenge: string, email: string, image: string) =>
-  step("/biometric", { challenge, email, image });
+/**
+ * `image` is the base64 of a JPEG or PNG (no `data:` prefix). `email` names the account
+ * when the face replaces the password; at the face step after the password it is null.
+ */
+export const biometric = (challenge: string, email: string | null, image: string) =>
+  step("/biometric", email === null ? { challenge, image } : { challenge, email, image });
 
 export const totp = (challenge: string, code: string) => step("/totp", { challenge, code });
 

@@ -6,6 +6,9 @@ export const WRONG_CREDENTIALS = "Email or password is incorrect";
 /** The face step's 401: the same for an unknown person, no enrolled face or no match. */
 export const WRONG_FACE = "Email or face is incorrect";
 
+/** The face step after the password: the face did not match the enrolled one. */
+export const FACE_DOES_NOT_MATCH = "This does not look like the face enrolled for this account. Take another photo.";
+
 /** Shown on the password step when the face step answered 503. */
 export const FACE_UNAVAILABLE = "Signing in with your face is not available right now. Sign in with your password.";
 

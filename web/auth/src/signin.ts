@@ -8,6 +8,7 @@ import type { Form } from "./dom";
 import { genericMessage } from "./messages";
 import { showConsent } from "./screens/consent";
 import { showLogin } from "./screens/login";
+import { showFace } from "./screens/face";
 import { showDone, showErrorPage } from "./screens/message";
 import { showTotp } from "./screens/totp";
 
@@ -39,6 +40,9 @@ export class SignInFlow {
         break;
       case "totp":
         showTotp(this);
+        break;
+      case "face":
+        showFace(this, { afterPassword: true });
         break;
       case "consent":
         showConsent(this);

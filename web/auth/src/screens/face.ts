@@ -1,6 +1,8 @@
 /**
- * The face step, chosen on the password step ("Sign in with your face"): the email and
- * one photo of the person's face, taken with the camera (getUserMedia: a preview and
+ * The face step, chosen on the password step ("Sign in with your face"), or shown after
+ * the password when the deployment takes the face as a second factor
+ * (`SVC_FACE_SIGNIN=second_factor`; then there is no email field and no way back to the
+ * password): the email and one photo of the person's face, taken with the camera (getUserMedia: a preview and
  * "Take photo") or chosen as a file. The photo goes as base64 to
  * `POST /api/v1/auth/biometric`, whose answer moves the flow on exactly as the password
  * step's does (code, consent or back to the application).
@@ -11,7 +13,7 @@
  */
 import { ApiError, biometric } from "../api";
 import { Form, addDescribedBy, button, h, newId, removeDescribedBy, showScreen, statusLine } from "../dom";
-import { WRONG_FACE } from "../messages";
+import { FACE_DOES_NOT_MATCH, WRONG_FACE } from "../messages";
 import type { SignInFlow } from "../signin";
 import { clientLine } from "./client";
 import { emailField } from "./email";
@@ -194,7 +196,13 @@ interface Photo {
   url: string;
 }
 
-export function showFace(flow: SignInFlow): void {
+export interface FaceStepOptions {
+  /** The face is the second step: the person already gave their email and password. */
+  afterPassword?: boolean;
+}
+
+export function showFace(flow: SignInFlow, options: FaceStepOptions = {}): void {
+  const afterPassword = options.afterPassword === true;
   const email = emailField(flow);
 
   // --- the image control: camera, file, preview, and its own error line ---
@@ -432,14 +440,16 @@ export function showFace(flow: SignInFlow): void {
   // --- the form ---
   const submit = button("Sign in");
   const progress = statusLine();
-  const form = new Form([email], [fieldset, submit, progress], async (form) => {
+  const form = new Form(afterPassword ? [] : [email], [fieldset, submit, progress], async (form) => {
     form.clearErrors();
     if (preparing !== null) {
       await preparing;
     }
     const address = email.value.trim();
     const missing = [];
-    if (address === "") {
+    if (afterPassword) {
+      // the challenge already names the person
+    } else if (address === "") {
       missing.push({ field: "email", message: "Enter your email address" });
     } else if (!address.includes("@")) {
       missing.push({ field: "email", message: "Enter an email address like name@example.com" });
@@ -460,16 +470,21 @@ export function showFace(flow: SignInFlow): void {
       focusImageControl();
       return false;
     }
-    flow.email = address;
+    if (!afterPassword) {
+      flow.email = address;
+    }
     progress.textContent = TEXT.checking;
     try {
-      const result = await biometric(flow.challenge.id, address, await toBase64(sent.blob));
+      const who = afterPassword ? null : address;
+      const result = await biometric(flow.challenge.id, who, await toBase64(sent.blob));
       leave();
       return await flow.advance(result);
     } catch (error) {
       progress.textContent = "";
       if (!(error instanceof ApiError)) {
         flow.fail(error, form);
+      } else if (error.status === 401 && afterPassword) {
+        form.showError(FACE_DOES_NOT_MATCH, [fileInput]);
       } else if (error.status === 401) {
         // One message whatever the cause, as on the password step.
         form.showError(WRONG_FACE, [email.input, fileInput]);
@@ -489,6 +504,8 @@ export function showFace(flow: SignInFlow): void {
       } else if (error.status === 413) {
         setImageError(TEXT.tooLarge);
         focusImageControl();
+      } else if (error.status === 503 && afterPassword) {
+        flow.fail(error, form);
       } else if (error.status === 503) {
         // No face sign-in here after all: back to the password, which says why.
         leave();
@@ -511,10 +528,11 @@ export function showFace(flow: SignInFlow): void {
   showCamera("off");
   showScreen(
     "face",
-    "Sign in with your face",
+    afterPassword ? "Confirm it is you" : "Sign in with your face",
     clientLine("to continue to", flow.challenge),
+    afterPassword && h("p", { class: "hint" }, "One more step: a photo of your face, taken now."),
     form.element,
-    h("div", { class: "alternative" }, back),
+    !afterPassword && h("div", { class: "alternative" }, back),
   );
   if (cameraSupported()) {
     navigator.mediaDevices.addEventListener("devicechange", checkCamera);
