@@ -6,6 +6,9 @@ client must present its secret (Basic or post); a public client presents only it
 ``client_id`` (``none``). Failures are ``invalid_client`` (401, with
 ``WWW-Authenticate: Basic`` when Basic was tried) and are audited as
 ``token.client_auth_failed`` with the ``client_id`` and method, never the secret.
+Identical failures (same client, address and reason) are written once a minute, the next
+row carrying ``detail.repeated`` (``token_service.repeated_failures``; issue #19, attack
+11).
 """
 
 from __future__ import annotations
@@ -60,7 +63,25 @@ async def authenticate_client(
     return client
 
 
+async def _left_out(deps: GrantDeps, client_id: str, reason: str) -> int | None:
+    """None when this failure repeats one written within the window (it is counted);
+    else how many identical ones were left out before it. Redis down: write the row."""
+    try:
+        return await deps.ctx.repeated_failures.should_write(
+            AUDIT_CLIENT_AUTH_FAILED, client_id, deps.ip, reason
+        )
+    except Exception as exc:
+        log.warning("audit coalescing unavailable (%s)", type(exc).__name__)
+        return 0
+
+
 async def _audit_failure(deps: GrantDeps, credentials: ClientCredentials, reason: str) -> None:
+    left_out = await _left_out(deps, credentials.client_id, reason)
+    if left_out is None:
+        return
+    detail: dict[str, object] = {"method": credentials.method, "reason": reason}
+    if left_out:
+        detail["repeated"] = left_out
     entry = AuditEntry(
         action=AUDIT_CLIENT_AUTH_FAILED,
         status_code=401,
@@ -68,7 +89,7 @@ async def _audit_failure(deps: GrantDeps, credentials: ClientCredentials, reason
         actor=credentials.client_id[:100],
         target_type="client",
         target=credentials.client_id[:100],
-        detail={"method": credentials.method, "reason": reason},
+        detail=detail,
     )
     try:
         await record_audit(deps.ctx.resources.sessions, entry)

@@ -1,8 +1,8 @@
 """What every protocol handler of the token service reaches: settings, keys, storage,
-the revocation list, the per-address bound on sign-in challenges and the in-process
-caches. One :class:`TokenContext` per worker, made on first use and kept in the app
-state; :class:`GrantDeps` adds the request's moment and caller address (STYLE.md §2:
-time is passed in).
+the revocation list, the per-address bound on sign-in challenges, the coalescing of
+repeated failures in the audit log and the in-process caches. One :class:`TokenContext`
+per worker, made on first use and kept in the app state; :class:`GrantDeps` adds the
+request's moment and caller address (STYLE.md §2: time is passed in).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from idp_common.revocation import RevocationList
 from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
 from token_service.queries import UserClaims, load_person, scope_audiences
+from token_service.repeated_failures import RepeatedFailures
 
 #: Seconds a worker reuses a client record, a person's claims, a scope→API mapping.
 CLIENT_CACHE_SECONDS: Final = 5.0
@@ -43,6 +44,7 @@ class TokenContext:
     revocations: RevocationList
     client_stamp: StampWatch
     challenge_quota: ChallengeQuota
+    repeated_failures: RepeatedFailures
     clients: TTLCache[str, ClientRecord] = field(
         default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
     )
@@ -120,6 +122,7 @@ def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContex
             revocations=RevocationList(resources.redis, prefix),
             client_stamp=StampWatch(RedisBatch(resources.redis), prefix, CLIENTS),
             challenge_quota=ChallengeQuota(resources.redis, prefix),
+            repeated_failures=RepeatedFailures(resources.redis, prefix),
         )
         state[_STATE_KEY] = context
     return context

@@ -1,11 +1,17 @@
 """Per-address limits of the token service.
 
-- ``enforce_token_limit``: the token endpoint (spec part 8 ``TOKEN_PER_IP``).
-  ``SVC_TOKEN_PER_IP`` requests (default 120) per 60-second window per caller address
-  (spec part 5 "Caller address"). Past it: 429, ``Retry-After``, and the RFC 6749 body
+- ``enforce_token_limit``: the token endpoint (spec part 8 ``TOKEN_PER_IP``), and with
+  a bucket of their own each, introspection and revocation (issue #19, attack 11: they
+  authenticate a client too, so they would otherwise be an unlimited way to guess a
+  client secret). ``SVC_TOKEN_PER_IP`` requests (default 120) per 60-second window per
+  caller address and endpoint (spec part 5 "Caller address"), counted before the form is
+  read. Past it: 429, ``Retry-After``, and the RFC 6749 body
   ``{"error": "temporarily_unavailable"}`` (docs/decisions.md). When Redis cannot be
-  reached the limit is not applied (fail open, logged): the endpoint keeps working on
-  Postgres alone, and the proxy's coarse limit still stands in front.
+  reached the limit is not applied (fail open, logged): the endpoints keep doing what
+  needs no Redis (client credentials, refresh-token introspection) and answer 503 where
+  they do need it, while the proxy's coarse limit still stands in front. Failing closed
+  would turn a Redis outage into a full outage for no gain: the limit guards against
+  volume, which the proxy still bounds.
 - ``challenge_retry_after``: sign-in challenges stored by ``/oauth2/authorize`` (issue
   #19, attack 4), ``SVC_CHALLENGE_PER_IP`` per 60-second window per caller address,
   counted only when a challenge is about to be stored. Redis errors propagate: the
@@ -15,33 +21,48 @@
 from __future__ import annotations
 
 import logging
-from typing import Final
+import time
+from typing import Any, Final
+
+from litestar.connection import ASGIConnection
 
 from idp_common.protocol.constants import TOKEN_PER_IP_WINDOW_SECONDS
 from idp_common.protocol.rfc6749_errors import TooManyRequests
+from idp_common.web.caller import caller_ip
 from idp_common.web.resources import Resources
-from token_service.context import GrantDeps
+from token_service.context import GrantDeps, token_context
 
 log = logging.getLogger("idp.limits")
 TOKEN_BUCKET: Final = "token"  # noqa: S105 - a rate-limit bucket name
+INTROSPECT_BUCKET: Final = "introspect"
+REVOKE_BUCKET: Final = "revoke"
 CHALLENGE_BUCKET: Final = "challenge"
 CHALLENGE_WINDOW_SECONDS: Final = 60
 
 
-async def enforce_token_limit(deps: GrantDeps) -> None:
+async def enforce_token_limit(deps: GrantDeps, bucket: str = TOKEN_BUCKET) -> None:
+    """Count one request of ``deps.ip`` in ``bucket``; raises ``TooManyRequests``."""
     resources = deps.ctx.resources
     try:
         result = await resources.limiter.hit(
-            TOKEN_BUCKET,
+            bucket,
             deps.ip,
             limit=resources.settings.token_per_ip,
             window_seconds=TOKEN_PER_IP_WINDOW_SECONDS,
         )
     except Exception as exc:  # Redis down: fail open
-        log.warning("token rate limit not applied (%s)", type(exc).__name__)
+        log.warning("%s rate limit not applied (%s)", bucket, type(exc).__name__)
         return
     if not result.allowed:
         raise TooManyRequests(result.retry_after)
+
+
+async def enforce_request_limit(
+    connection: ASGIConnection[Any, Any, Any, Any], bucket: str
+) -> None:
+    """:func:`enforce_token_limit` for the caller of ``connection``."""
+    deps = GrantDeps(ctx=token_context(connection), now=int(time.time()), ip=caller_ip(connection))
+    await enforce_token_limit(deps, bucket)
 
 
 async def challenge_retry_after(resources: Resources, ip: str) -> int | None:

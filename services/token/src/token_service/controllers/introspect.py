@@ -5,6 +5,9 @@ failed authentication, gets 401 ``invalid_client``); a client sees only its own 
 another client's, an unknown, a revoked or an expired token is ``{"active": false}``
 (200). Access tokens are checked offline plus the Redis revocation list; refresh tokens
 by their row.
+
+Limited per caller address like the token endpoint (``SVC_TOKEN_PER_IP`` a minute, a
+bucket of its own; ``token_service.limits``), before the form is read.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from token_service.introspection import (
     introspect_refresh_token,
     looks_like_jwt,
 )
+from token_service.limits import INTROSPECT_BUCKET, enforce_request_limit
 from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
 from token_service.token_hint import read_token_request
 
@@ -35,6 +39,7 @@ class IntrospectionController(Controller):
         status_code=200,
     )
     async def introspect(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        await enforce_request_limit(request, INTROSPECT_BUCKET)
         deps, token, client = await read_token_request(request, confidential_only=True)
         if looks_like_jwt(token):
             answer = await introspect_access_token(deps, token, client)

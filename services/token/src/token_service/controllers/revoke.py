@@ -7,6 +7,9 @@ of this client revokes its whole family and the access tokens of its grant (§2.
 answer is 200 with an empty body whatever the token was, including an unknown one,
 another client's (nothing is changed then, and nothing is revealed) or an invalid one
 (§2.2).
+
+Limited per caller address like the token endpoint (``SVC_TOKEN_PER_IP`` a minute, a
+bucket of its own; ``token_service.limits``), before the form is read.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from litestar import Controller, Request, Response, post
 
 from idp_common.protocol.rfc8414_metadata import REVOCATION_PATH
 from token_service.introspection import looks_like_jwt, revoke_access_token, revoke_refresh_token
+from token_service.limits import REVOKE_BUCKET, enforce_request_limit
 from token_service.oauth_errors import NO_STORE, OAUTH_EXCEPTION_HANDLERS
 from token_service.token_hint import read_token_request
 
@@ -32,6 +36,7 @@ class RevocationController(Controller):
         status_code=200,
     )
     async def revoke(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        await enforce_request_limit(request, REVOKE_BUCKET)
         deps, token, client = await read_token_request(request)
         if looks_like_jwt(token):
             await revoke_access_token(deps, token, client)
