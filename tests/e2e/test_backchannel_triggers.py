@@ -223,15 +223,31 @@ def test_ending_one_session_fans_out_once(
     assert_one_fan_out_each(scene, [session], reason)
 
 
-def test_signing_in_again_in_the_same_browser_ends_the_previous_session_once(
+def test_another_person_signing_in_in_the_same_browser_ends_the_previous_session_once(
     scene: Scene,
 ) -> None:
     previous = scene.sign_in()
+    other = records.create_user(scene.stack)
+    authorization = ForcedSignIn(scene.app)
+    code = previous.browser.sign_in(authorization, other)
+    id_token = oidc.exchange(scene.stack, authorization, code)["id_token"]
+    _, claims = oidc.verified_claims(scene.stack, id_token, audience=scene.app.client_id)
+    assert claims["sub"] == other.id and claims["sid"] != previous.sid
+    assert_one_fan_out_each(scene, [previous], "replaced")
+    assert records.session_exists(scene.stack, claims["sid"])  # the new one lives on
+    assert outbox_payloads(scene.stack, claims["sid"]) == []
+
+
+def test_the_same_person_signing_in_again_ends_nothing(scene: Scene) -> None:
+    """A re-authentication continues the session under a new id (issue #19, attack 18)."""
+    previous = scene.sign_in()
     current = scene.sign_in(previous.browser)
     assert current.sid != previous.sid
-    assert_one_fan_out_each(scene, [previous], "replaced")
-    assert records.session_exists(scene.stack, current.sid)  # the new one lives on
-    assert outbox_payloads(scene.stack, current.sid) == []
+    time.sleep(SETTLE_SECONDS)
+    assert scene.receiver.snapshot() == []
+    assert outbox_payloads(scene.stack, previous.sid) == []
+    assert not records.session_exists(scene.stack, previous.sid)
+    assert records.session_exists(scene.stack, current.sid)
 
 
 # --- ways that end every session of the person ---------------------------------------------

@@ -169,28 +169,38 @@ def test_wrong_password_unknown_account_and_disabled_account_answer_alike(
     assert "not-the-password" not in str(sql(stack, "SELECT detail FROM audit_events"))
 
 
-def test_a_new_session_id_at_every_sign_in(stack: Stack, authui: str) -> None:
-    person = create_person(stack)
+@pytest.mark.parametrize("same_person", [True, False], ids=["same-person", "another-person"])
+def test_a_new_session_id_at_every_sign_in(stack: Stack, authui: str, same_person: bool) -> None:
+    people = [create_person(stack)]
+    people.append(people[0] if same_person else create_person(stack))
     rp = create_client(stack, skip_consent=True)
     cookies = []
     with signin_client(authui) as client:
-        for _ in range(2):
+        for person in people:
             challenge = new_challenge(stack, rp)
             body = {"challenge": challenge, "email": person.email, "password": person.password}
             answer = post(client, "/login", body)
             assert answer.status_code == 200
             cookies.append(cookie_of(answer))
     assert cookies[0] != cookies[1]
-    # The browser's previous session ended (it carried the old cookie): one session left.
-    assert [s.sid for s in sessions_of(stack, person.id)] == [session_sid(cookies[1])]
+    # The browser's previous session is gone (it carried the old cookie): one session left.
+    assert [s.sid for s in sessions_of(stack, people[1].id)] == [session_sid(cookies[1])]
+    if not same_person:
+        assert sessions_of(stack, people[0].id) == []
     ended = sql(
         stack,
         "SELECT subject, payload FROM event_outbox WHERE payload->>'sid' = :sid",
         sid=session_sid(cookies[0]),
     )
+    if same_person:  # a re-authentication continues the session: nobody is signed out
+        assert ended == []
+        (continued,) = sessions_of(stack, people[0].id)
+        assert continued.previous_sids == [session_sid(cookies[0])]
+        return
+    # another person: the previous session ended with the logout fan-out
     assert len(ended) == 1
     assert ended[0][0] == f"{stack.env['SVC_NATS_PREFIX']}.session.ended"
-    assert ended[0][1]["reason"] == "replaced" and ended[0][1]["user_id"] == person.id
+    assert ended[0][1]["reason"] == "replaced" and ended[0][1]["user_id"] == people[0].id
 
 
 def test_login_only_at_the_password_step(stack: Stack, authui: str) -> None:

@@ -9,8 +9,8 @@ change, an administrator ending all of a person's sessions; DESIGN.md "Events").
    read from the session's applications set at that moment), inserted with
    ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``;
 2. the revocation of the session's refresh tokens
-   (``UPDATE refresh_tokens SET revoked_at = now() WHERE session_sid = … AND revoked_at IS
-   NULL``);
+   (``UPDATE refresh_tokens SET revoked_at = now() WHERE session_sid IN (…) AND revoked_at
+   IS NULL``: the session's sid and those it had before a re-authentication continued it);
 3. a ``pg_notify`` that wakes the relay when the transaction commits;
 
 then flushes. The caller commits; once the commit has succeeded the sessions are deleted
@@ -70,13 +70,22 @@ SESSION_ENDED: Final = "session.ended"
 _PENDING: Final = "idp_common.session_end.pending"
 
 
-class SessionEnded(msgspec.Struct, frozen=True, kw_only=True):
-    """Payload of ``{prefix}.session.ended`` (``clients``: client_ids reached)."""
+class SessionEnded(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Payload of ``{prefix}.session.ended`` (``clients``: client_ids reached).
+
+    ``client_sids``: for a client whose ID tokens carry other sids than ``sid`` (it was
+    reached before a re-authentication continued the session under a new id), the sids
+    it was given; its logout tokens carry those. Absent (the usual case): ``sid``."""
 
     user_id: str
     sid: str
     clients: list[str]
     reason: str
+    client_sids: dict[str, list[str]] = msgspec.field(default_factory=dict)
+
+    def sids_of(self, client_id: str) -> list[str]:
+        """The sid(s) to put in this client's logout token(s)."""
+        return self.client_sids.get(client_id) or [self.sid]
 
 
 class Ended(NamedTuple):
@@ -110,7 +119,11 @@ async def end_sessions(
     for seen in sessions:
         record = await store.with_applications(seen)  # as reached until now
         event_ = SessionEnded(
-            user_id=record.user_id, sid=record.sid, clients=list(record.clients), reason=reason
+            user_id=record.user_id,
+            sid=record.sid,
+            clients=list(record.clients),
+            reason=reason,
+            client_sids=record.client_sids,
         )
         written = await db_session.execute(
             insert(OutboxEvent)
@@ -126,7 +139,7 @@ async def end_sessions(
             ended += 1
         result = await db_session.execute(
             update(RefreshToken)
-            .where(RefreshToken.session_sid == record.sid, RefreshToken.revoked_at.is_(None))
+            .where(RefreshToken.session_sid.in_(_sids(record)), RefreshToken.revoked_at.is_(None))
             .values(revoked_at=func.now())
         )
         revoked += int(getattr(result, "rowcount", 0) or 0)
@@ -135,6 +148,13 @@ async def end_sessions(
     await db_session.flush()
     _forget_after_commit(db_session, store, sessions)
     return Ended(ended, revoked)
+
+
+def _sids(record: BrowserSession) -> list[str]:
+    """Every sid the session's refresh tokens may carry: its own, those it had before a
+    re-authentication, and those its applications were given."""
+    given = (sid for sids in record.client_sids.values() for sid in sids)
+    return list(dict.fromkeys([*record.all_sids, *given]))
 
 
 def _forget_after_commit(

@@ -18,6 +18,13 @@ got its logout token). Readers that need the applications (the session list, end
 session) read the set; ``/oauth2/authorize`` reads only the JSON. A session written
 before the set existed keeps the ``clients`` of its JSON, and readers add them.
 
+Re-authentication (a step-up, ``prompt=login``, ``max_age``) of the person already signed
+in continues the session (issue #19, attack 18): a new id and cookie (no fixation), the
+same applications. One script renames ``session-apps:<old>`` to ``session-apps:<new>``,
+deletes the old session and writes the new one with ``previous_sids``, so no logout is
+sent; when the session really ends, each application is told with the sid(s) its ID tokens
+carry (the set's members say which), and refresh tokens of every earlier sid are revoked.
+
 Challenge: the state of one pending ``/oauth2/authorize`` request while the person signs
 in and consents (DESIGN.md "Sign-in"), 10 minutes, keyed by a random id that travels in
 the sign-in page's URL. Its steps: ``password`` → ``totp`` (when an authenticator is
@@ -59,6 +66,18 @@ class BrowserSession(msgspec.Struct, kw_only=True, omit_defaults=True):
     ip: str | None = None
     user_agent: str | None = None
     clients: list[str] = msgspec.field(default_factory=list)
+    # The sids this session had before: a re-authentication of the same person continues
+    # the session under a new id (:meth:`SessionStore.create_session` ``continues``).
+    previous_sids: list[str] = msgspec.field(default_factory=list)
+    # Read with the applications, never stored: the sids each client was given, when they
+    # are not just ``[sid]`` (its ID tokens from before a re-authentication carry an older
+    # one).
+    client_sids: dict[str, list[str]] = msgspec.field(default_factory=dict)
+
+    @property
+    def all_sids(self) -> list[str]:
+        """Every sid this session has had: refresh tokens carry any of them."""
+        return [self.sid, *self.previous_sids]
 
 
 class Challenge(msgspec.Struct, kw_only=True):
@@ -106,6 +125,25 @@ redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
 return 1
 """
+
+# KEYS: old session, old apps, new session, new apps, the person's index.
+# ARGV: ttl, index ttl, new JSON (continued), new JSON (fresh), new sid, old sid, now (ms),
+# then members to add (an older session's JSON clients). Answers 1 when it took over.
+_CONTINUE = """
+local took_over = redis.call('DEL', KEYS[1]) == 1
+if took_over then
+  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[4]) end
+  for i = 8, #ARGV do redis.call('ZADD', KEYS[4], 'NX', ARGV[7], ARGV[i]) end
+  redis.call('EXPIRE', KEYS[4], ARGV[1])
+  redis.call('SREM', KEYS[5], ARGV[6])
+  redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[1])
+else
+  redis.call('SET', KEYS[3], ARGV[4], 'EX', ARGV[1])
+end
+redis.call('SADD', KEYS[5], ARGV[5])
+redis.call('EXPIRE', KEYS[5], ARGV[2])
+return took_over and 1 or 0
+"""
 _challenge_decoder = msgspec.json.Decoder(Challenge)
 
 
@@ -121,6 +159,7 @@ class SessionStore:
         self.prefix = prefix
         self._batch = RedisBatch(redis)
         self._touch_script = redis.register_script(_TOUCH)
+        self._continue_script = redis.register_script(_CONTINUE)
 
     def _session_key(self, sid: str) -> str:
         return f"{self.prefix}session:{sid}"
@@ -145,8 +184,13 @@ class SessionStore:
         ip: str | None,
         user_agent: str | None,
         now: int | None = None,
+        continues: BrowserSession | None = None,
     ) -> tuple[str, BrowserSession]:
-        """Start a session; return (cookie value, session). Atomic with its index entry."""
+        """Start a session; return (cookie value, session). Atomic with its index entry.
+
+        ``continues``: the same person's session this sign-in re-authenticates; when it is
+        still live, the new session takes over its applications and it ends without a
+        logout (see the module text). When it ended meanwhile, a fresh session starts."""
         session_id = new_session_id()
         moment = int(time.time()) if now is None else now
         record = BrowserSession(
@@ -160,6 +204,8 @@ class SessionStore:
             ip=ip,
             user_agent=(user_agent or "")[:300] or None,
         )
+        if continues is not None and continues.user_id == user_id:
+            return session_id, await self._continue(record, continues, moment)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(
                 self._session_key(record.sid),
@@ -170,6 +216,33 @@ class SessionStore:
             pipe.expire(self._index_key(record.user_id), SESSION_IDLE_SECONDS * 7)
             await pipe.execute()
         return session_id, record
+
+    async def _continue(
+        self, record: BrowserSession, old: BrowserSession, moment: int
+    ) -> BrowserSession:
+        continued = msgspec.structs.replace(record, previous_sids=[*old.previous_sids, old.sid])
+        # An older session's JSON held its clients: they become members too.
+        legacy = [_member_codec.encode((client_id, old.sid)) for client_id in old.clients]
+        took_over = await self._continue_script(
+            keys=[
+                self._session_key(old.sid),
+                self._apps_key(old.sid),
+                self._session_key(record.sid),
+                self._apps_key(record.sid),
+                self._index_key(record.user_id),
+            ],
+            args=[
+                SESSION_IDLE_SECONDS,
+                SESSION_IDLE_SECONDS * 7,
+                _session_codec.encode(continued),
+                _session_codec.encode(record),
+                record.sid,
+                old.sid,
+                moment * 1000,
+                *legacy,
+            ],
+        )
+        return continued if took_over else record
 
     async def get_session(self, session_id: str | None) -> BrowserSession | None:
         """The live session a cookie value names, or None (absent, expired, garbage).
@@ -194,16 +267,22 @@ class SessionStore:
             await self.redis.zrange(self._apps_key(record.sid), 0, -1, withscores=True),
         )
         clients = list(record.clients)  # an older session's JSON recorded them here
+        given: dict[str, list[str]] = {c: list(s) for c, s in record.client_sids.items()}
         last_seen = record.last_seen
         for raw, score in entries:
             member = raw.decode() if isinstance(raw, bytes) else raw
             if member == _SEEN:
                 last_seen = max(last_seen, int(score) // 1000)
                 continue
-            client_id, _ = _member_decoder.decode(member)
+            client_id, sid = _member_decoder.decode(member)
             if client_id not in clients:
                 clients.append(client_id)
-        return msgspec.structs.replace(record, clients=clients, last_seen=last_seen)
+            if sid not in given.setdefault(client_id, []):
+                given[client_id].append(sid)
+        client_sids = {c: s for c, s in given.items() if s and s != [record.sid]}
+        return msgspec.structs.replace(
+            record, clients=clients, client_sids=client_sids, last_seen=last_seen
+        )
 
     async def touch(
         self, record: BrowserSession, *, client_id: str | None = None, now: int | None = None

@@ -74,3 +74,57 @@ async def test_an_older_session_keeps_the_clients_of_its_json(
     assert [s.clients for s in await store.list_sessions(record.user_id)] == [
         ["old-app", "new-app"]
     ]
+
+
+async def test_a_re_authentication_continues_the_session_under_a_new_sid(
+    redis_client: Redis, prefix: str
+) -> None:
+    store = SessionStore(redis_client, prefix)
+    cookie, old_sid = await new_session(store)
+    old = await store.get_session(cookie)
+    assert old is not None
+    await store.touch(old, client_id="first")
+    new_cookie, new = await store.create_session(
+        user_id=old.user_id,
+        auth_time=2,
+        amr=["pwd", "otp"],
+        acr="",
+        ip=None,
+        user_agent=None,
+        continues=old,
+    )
+    assert new.sid != old_sid and new.previous_sids == [old_sid]
+    assert await store.get_session(cookie) is None  # the old cookie no longer signs in
+    reloaded = await store.get_session(new_cookie)
+    assert reloaded is not None
+    await store.touch(reloaded, client_id="second")
+    await store.touch(reloaded, client_id="first")
+    loaded = await store.get_session_by_sid(new.sid)
+    assert loaded is not None
+    assert loaded.clients == ["first", "second"]
+    assert loaded.client_sids == {"first": [old_sid, new.sid]}  # "second": only the new sid
+    assert loaded.all_sids == [new.sid, old_sid]
+    assert [s.sid for s in await store.list_sessions(old.user_id)] == [new.sid]
+
+
+async def test_continuing_a_session_that_ended_meanwhile_starts_afresh(
+    redis_client: Redis, prefix: str
+) -> None:
+    store = SessionStore(redis_client, prefix)
+    cookie, _ = await new_session(store)
+    old = await store.get_session(cookie)
+    assert old is not None
+    await store.touch(old, client_id="told-already")
+    await store.forget_sessions([old])  # a logout ended it while the person signed in
+    _, new = await store.create_session(
+        user_id=old.user_id,
+        auth_time=2,
+        amr=["pwd"],
+        acr="",
+        ip=None,
+        user_agent=None,
+        continues=old,
+    )
+    assert new.previous_sids == []
+    loaded = await store.get_session_by_sid(new.sid)
+    assert loaded is not None and loaded.clients == []

@@ -90,12 +90,17 @@ async def audit(ctx: SigninContext, request: AnyRequest, entry: AuditEntry) -> N
 async def finish_authentication(
     ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord
 ) -> Finished:
-    """Every factor is verified: end this browser's previous session, start a new one (a new
-    id at every sign-in), then consent or done. ``challenge`` carries amr/acr/auth_time."""
+    """Every factor is verified: start a new session (a new id at every sign-in) that
+    continues this browser's previous one for the same person, or ends another person's;
+    then consent or done. ``challenge`` carries amr/acr/auth_time."""
     client = await load_client(ctx, challenge)
     previous = await ctx.store.get_session(request.cookies.get(ctx.settings.session_cookie_name))
+    # The same person signing in again (a step-up, prompt=login, max_age) continues the
+    # session under a new id, keeping its applications and telling none of them; another
+    # person's session ends with the logout fan-out (issue #19, attack 18).
+    same_person = previous is not None and previous.user_id == str(user.id)
     async with ctx.resources.sessions.begin() as db:
-        if previous is not None:
+        if previous is not None and not same_person:
             await end_sessions(
                 db, ctx.store, [previous], reason="replaced", nats_prefix=ctx.settings.nats_prefix
             )
@@ -106,6 +111,7 @@ async def finish_authentication(
             acr=challenge.acr or "",
             ip=caller_ip(request),
             user_agent=request.headers.get("user-agent"),
+            continues=previous if same_person else None,
         )
         challenge.session_sid = session.sid
         consented = await get_consented_scopes(db, user.id, client.pk)

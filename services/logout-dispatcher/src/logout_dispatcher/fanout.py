@@ -1,5 +1,7 @@
 """The fan-out of one ended session (spec part 6): a logout token to every application
-reached that has a back-channel URI, all at once, and one audit row per attempt.
+reached that has a back-channel URI, all at once, and one audit row per attempt. Each token
+carries the sid its application was given (one token per sid when a re-authentication
+continued the session under a new id after the application was reached).
 
 Signing 100 RS256 tokens takes about a tenth of a second of CPU, so it runs in a worker
 thread, not on the event loop. The audit rows of an event are written together once every
@@ -25,7 +27,7 @@ from idp_common.protocol.constants import AUDIT_ACTION_BACKCHANNEL_LOGOUT
 from idp_common.protocol.oidc_backchannel_logout import is_delivered, logout_token_claims
 from idp_common.session_end import SessionEnded
 from logout_dispatcher.delivery import Attempt, post_logout_token
-from logout_dispatcher.recipients import Recipient, backchannel_recipients
+from logout_dispatcher.recipients import Recipient, backchannel_recipients, one_per_sid
 
 log = logging.getLogger("idp.logout")
 
@@ -42,7 +44,7 @@ def sign_logout_tokens(
                 issuer=issuer,
                 client_id=recipient.client_id,
                 subject=event.user_id,
-                sid=event.sid,
+                sid=recipient.sid or event.sid,
                 now=now,
                 jti=secrets.token_urlsafe(16),
             ),
@@ -59,7 +61,7 @@ def audit_entry(event: SessionEnded, recipient: Recipient, attempt: Attempt) -> 
         "status_code": attempt.status_code,
         "delivered": is_delivered(attempt.status_code),
         "elapsed_ms": attempt.elapsed_ms,
-        "sid": event.sid,
+        "sid": recipient.sid or event.sid,
         "user_id": event.user_id,
         "reason": event.reason,
     }
@@ -95,7 +97,7 @@ class FanOut:
         if not event.clients:
             return []
         async with self._sessions() as db:
-            return await backchannel_recipients(db, event.clients)
+            return one_per_sid(event, await backchannel_recipients(db, event.clients))
 
     async def deliver(self, event: SessionEnded, recipients: Sequence[Recipient]) -> list[Attempt]:
         """POST to every recipient in parallel, then audit each attempt."""

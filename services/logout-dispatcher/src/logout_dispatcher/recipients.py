@@ -9,11 +9,15 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.db.models import Client
+from idp_common.session_end import SessionEnded
 
 
 class Recipient(msgspec.Struct, frozen=True, kw_only=True):
+    """One logout token to send. ``sid``: the one it carries ("" = the event's)."""
+
     client_id: str
     uri: str
+    sid: str = ""
 
 
 async def backchannel_recipients(db: AsyncSession, client_ids: Sequence[str]) -> list[Recipient]:
@@ -28,3 +32,13 @@ async def backchannel_recipients(db: AsyncSession, client_ids: Sequence[str]) ->
     )
     uris = {client_id: uri for client_id, uri in rows if uri}
     return [Recipient(client_id=c, uri=uris[c]) for c in dict.fromkeys(client_ids) if c in uris]
+
+
+def one_per_sid(event: SessionEnded, recipients: Sequence[Recipient]) -> list[Recipient]:
+    """A recipient per sid its client was given: a client reached before a
+    re-authentication continued the session knows it by an older sid (or by both)."""
+    return [
+        msgspec.structs.replace(recipient, sid=sid)
+        for recipient in recipients
+        for sid in event.sids_of(recipient.client_id)
+    ]

@@ -2,7 +2,9 @@
 "session active" → "session ended"; part 4 "Entity (self-service)").
 
 - A session's public id is its ``sid`` (base64url SHA-256 of the cookie value): it never
-  reveals the cookie, and the person's ID tokens already carry it.
+  reveals the cookie, and the person's ID tokens already carry it. A re-authentication
+  continues the session under a new sid; tokens issued before it carry an earlier one,
+  which still marks the session ``current``.
 - Sessions live in Redis, a handful per person: the list is sorted and paged in memory
   (newest first), with a cursor of the same form as the database lists.
 - Ending someone else's session, or one that does not exist, is the same 404, and nothing
@@ -123,7 +125,8 @@ async def session_page(
             last_seen=_moment(r.last_seen),
             ip=r.ip,
             user_agent=r.user_agent,
-            current=current_sid is not None and r.sid == current_sid,
+            # a token issued before a re-authentication carries an earlier sid
+            current=current_sid is not None and current_sid in r.all_sids,
             applications=[ApplicationRef(c, names[c]) for c in r.clients if c in names],
         )
         for r in page
