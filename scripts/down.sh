@@ -26,6 +26,12 @@ fi
 for name in token admin entity authui-api logout-dispatcher; do stop_pid "$name"; done
 stop_pid mail-catcher
 stop_pid s3  # only when up.sh started it (a store it found running has no pid file)
+# The provider's own Redis: a clean shutdown writes the append-only file out.
+if [ -f "$RUN/redis.pid" ] && kill -0 "$(cat "$RUN/redis.pid")" 2>/dev/null; then
+  say "stopping the identity provider's Redis"
+  redis-cli -p "$IDP_REDIS_PORT" shutdown >/dev/null 2>&1 || stop_pid redis
+  rm -f "$RUN/redis.pid"
+fi
 
 if [ -f "$RUN/started-infra" ]; then
   grep -qx redis "$RUN/started-infra" && { say "stopping Redis"; redis-cli -p 6379 shutdown nosave >/dev/null 2>&1 || true; }

@@ -99,6 +99,21 @@ ensure_pg_login() {
   psql "$IDP_PG_ADMIN_URL" -Atqc 'select 1' >/dev/null || die "cannot log in to PostgreSQL as idp"
 }
 
+# The Redis of `make up`: the security state (sessions, challenges, revocations,
+# throttles) on an instance of its own, configured by deploy/redis/idp-redis.conf
+# (append-only file, bounded memory, never evicting), data in var/redis. The machine's
+# Redis on 6379 (ensure_redis) stays for the test suite, whose keys live a run long.
+IDP_REDIS_PORT=${IDP_REDIS_PORT:-6380}
+ensure_idp_redis() {
+  listening "$IDP_REDIS_PORT" && return 0
+  say "starting the identity provider's Redis on 127.0.0.1:$IDP_REDIS_PORT (append-only, noeviction; var/redis)"
+  mkdir -p "$VAR/redis" "$VAR/run" "$VAR/log"
+  redis-server "$ROOT/deploy/redis/idp-redis.conf" --port "$IDP_REDIS_PORT" --dir "$VAR/redis" \
+    --daemonize yes --pidfile "$VAR/run/redis.pid" --logfile "$VAR/log/redis.log" >/dev/null
+  for _ in $(seq 50); do listening "$IDP_REDIS_PORT" && return 0; sleep 0.2; done
+  die "the identity provider's Redis did not start (log: var/log/redis.log)"
+}
+
 ensure_servers() { ensure_postgres; ensure_pg_login; ensure_redis; ensure_nats; }
 
 # The photo store of `make up`: when SVC_S3_ENDPOINT_URL is http://127.0.0.1:PORT and

@@ -16,6 +16,7 @@ declare -A PORTS=([token]=8101 [admin]=8102 [entity]=8103 [authui-api]=8104 [log
 
 ensure_system_packages
 ensure_servers
+ensure_idp_redis
 ensure_python
 ensure_frontends
 mkdir -p "$RUN" "$LOG"
@@ -29,7 +30,7 @@ if [ ! -f "$VAR/idp.env" ]; then
 SVC_ENV=dev
 SVC_ISSUER=http://localhost:$PROXY_PORT
 SVC_DATABASE_URL=${db_base/postgresql:/postgresql+asyncpg:}/idp
-SVC_REDIS_URL=redis://127.0.0.1:6379/0
+SVC_REDIS_URL=redis://127.0.0.1:$IDP_REDIS_PORT/0
 SVC_REDIS_PREFIX=idp:
 SVC_NATS_URL=nats://127.0.0.1:4222
 SVC_NATS_PREFIX=idp
@@ -44,6 +45,12 @@ ENV
   )
 fi
 # Settings added by later releases are appended to an existing var/idp.env.
+if grep -q '^SVC_REDIS_URL=redis://127.0.0.1:6379/' "$VAR/idp.env"; then
+  say "note: var/idp.env uses the Redis on 6379, which keeps nothing on disk; the provider's own (append-only) is on $IDP_REDIS_PORT: set SVC_REDIS_URL=redis://127.0.0.1:$IDP_REDIS_PORT/0 to use it"
+fi
+# Development: applications on this machine may receive back-channel logouts.
+grep -q '^SVC_BACKCHANNEL_ALLOW_PRIVATE=' "$VAR/idp.env" || \
+  echo "SVC_BACKCHANNEL_ALLOW_PRIVATE=true" >> "$VAR/idp.env"
 grep -q '^SVC_SECRETS_KEY=' "$VAR/idp.env" || \
   echo "SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" >> "$VAR/idp.env"
 # Photos: a local S3-compatible store (moto accepts any credentials). A line

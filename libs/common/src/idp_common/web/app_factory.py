@@ -7,6 +7,7 @@ only in their route handlers.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -21,6 +22,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import AfterExceptionHookHandler, ControllerRouterHandler
 
 from idp_common.config import Settings
+from idp_common.redis_durability import warn_about_redis
 from idp_common.web.drain import ASGIApp, DrainRequestBody
 from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME
@@ -88,6 +90,21 @@ def configure_logging(settings: Settings) -> None:
     )
 
 
+def _check_redis(resources: Resources) -> Lifespan:
+    """Ask Redis how it keeps data, once, in the background (it may be down at start-up;
+    the service starts anyway): problems become warnings in the log."""
+
+    @asynccontextmanager
+    async def check(_: Litestar) -> AsyncIterator[None]:
+        task = asyncio.get_running_loop().create_task(warn_about_redis(resources.redis))
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    return check
+
+
 @asynccontextmanager
 async def _freeze_when_started(_: Litestar) -> AsyncIterator[None]:
     """Entered last, when everything the service keeps for its life exists."""
@@ -131,7 +148,7 @@ def create_service_app(
         exception_handlers=exception_handlers(),
         openapi_config=None if settings.is_prod else _openapi(name),
         cors_config=_cors(settings),
-        lifespan=[close_resources, *lifespans, _freeze_when_started],
+        lifespan=[close_resources, _check_redis(held), *lifespans, _freeze_when_started],
         after_exception=list(after_exception),
         debug=False,
     )

@@ -28,7 +28,6 @@ from litestar import Controller, Request, Response, get, post
 from litestar.enums import RequestEncodingType
 
 from idp_common.crypto.jwt import InvalidToken, verify_jwt
-from idp_common.protocol.constants import SESSION_COOKIE_NAME
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     AuthorizationRequest,
@@ -132,7 +131,7 @@ async def decide(
     now = int(time.time())
     hinted = hinted_subject(resources, req, client.client_id, now)
     store = resources.browser_sessions
-    session = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    session = await store.get_session(request.cookies.get(resources.settings.session_cookie_name))
     usable = (
         session is not None
         and not req.forces_login
@@ -244,7 +243,7 @@ async def resume(
             "This sign-in request has expired or is not complete. "
             "Go back to the application and start again."
         )
-    session = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    session = await store.get_session(request.cookies.get(resources.settings.session_cookie_name))
     if (
         session is None
         or session.sid != challenge.session_sid

@@ -23,7 +23,6 @@ from litestar.enums import RequestEncodingType
 
 from idp_common.audit import AuditEntry, write_audit
 from idp_common.crypto.jwt import InvalidToken, verify_jwt
-from idp_common.protocol.constants import SESSION_COOKIE_NAME
 from idp_common.protocol.oidc_authorize import with_query
 from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.session_end import end_sessions
@@ -74,7 +73,7 @@ async def logout(
     response = redirect(target, status)
     response.cookies.append(
         Cookie(
-            key=SESSION_COOKIE_NAME,
+            key=resources.settings.session_cookie_name,
             value="",
             max_age=0,
             path="/",
@@ -153,7 +152,7 @@ def _redirect_target(
 
 async def _end_browser_session(request: Request[Any, Any, Any], resources: Resources) -> None:
     store = resources.browser_sessions
-    found = await store.get_session(request.cookies.get(SESSION_COOKIE_NAME))
+    found = await store.get_session(request.cookies.get(resources.settings.session_cookie_name))
     if found is None:
         return
     session = await store.with_applications(found)
