@@ -27,7 +27,6 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.enums import RequestEncodingType
 
-from idp_common.crypto.jwt import InvalidToken, verify_jwt
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     AuthorizationRequest,
@@ -41,6 +40,7 @@ from idp_common.protocol.oidc_authorize import (
     single_values,
     with_query,
 )
+from idp_common.protocol.oidc_id_token_hint import InvalidIdTokenHint, verify_id_token_hint
 from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.repos.codes import create_authorization_code
 from idp_common.repos.users import effective_scopes, get_user
@@ -52,7 +52,6 @@ from token_service.limits import challenge_retry_after
 from token_service.storage import authorize_view
 
 GRANT_AUTHORIZATION_CODE = "authorization_code"
-HINT_LEEWAY = 10 * 365 * 24 * 3600  # an id_token_hint may have expired (OIDC Core §3.1.2.1)
 
 
 class AuthorizeController(Controller):
@@ -168,24 +167,22 @@ def hinted_subject(
 ) -> str | None:
     """The ``sub`` of a valid ``id_token_hint`` issued to this client, if one was sent.
 
-    A logout token (it carries ``events``) is refused here (spec part 4).
+    Only an ID token is a hint: an access or logout token is refused, and so is an ID
+    token that expired more than a day ago (``idp_common.protocol.oidc_id_token_hint``).
     """
     if req.id_token_hint is None:
         return None
     try:
-        claims = verify_jwt(
+        hint = verify_id_token_hint(
             req.id_token_hint,
             resources.keys,
             issuer=resources.settings.issuer,
-            audience=client_id,
             now=now,
-            leeway=HINT_LEEWAY,
+            client_id=client_id,
         )
-    except InvalidToken as exc:
+    except InvalidIdTokenHint as exc:
         raise AuthorizeError("invalid_request", "id_token_hint is not valid") from exc
-    if "events" in claims:
-        raise AuthorizeError("invalid_request", "a logout token is not an id_token_hint")
-    return str(claims.get("sub"))
+    return hint.subject
 
 
 async def to_sign_in(
