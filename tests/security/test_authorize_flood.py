@@ -18,12 +18,18 @@ What must hold now:
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from redis import Redis as SyncRedis
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from tests.harness import infra, records
 from tests.harness.stack import Stack
@@ -190,3 +196,71 @@ def test_the_proxy_limits_authorize_per_address(stack: Stack) -> None:
     assert refused, f"200 requests in a burst from one address: {answers[-1].status_code}"
     assert refused[0].headers["retry-after"]
     assert refused[0].json()["code"] == "proxy.rate_limited"
+
+
+def test_a_full_redis_refuses_new_challenges_and_keeps_sessions(
+    stack: Stack, app: records.TestClient, tmp_path: Path
+) -> None:
+    """The security state runs on a Redis with a memory bound and ``noeviction``
+    (deploy/redis/idp-redis.conf): a flood that fills it gets 503 with Retry-After, never
+    a 500, and evicts nothing — the session and the revocation written before survive."""
+    port = infra.free_port()
+    server = subprocess.Popen(
+        [
+            shutil.which("redis-server") or "/usr/bin/redis-server",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--maxmemory-policy",
+            "noeviction",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    prefix = stack.env["SVC_REDIS_PREFIX"] + "full:"
+    try:
+        redis = SyncRedis(port=port)
+        for _ in range(100):
+            try:
+                redis.ping()
+                break
+            except RedisConnectionError:
+                time.sleep(0.05)
+        redis.set(f"{prefix}session:kept", b"{}")
+        redis.set(f"{prefix}revoked-jti:kept", b"1")
+        used = int(redis.info("memory")["used_memory"])
+        redis.config_set("maxmemory", used + 1_500_000)
+        overrides = {
+            "SVC_REDIS_URL": f"redis://127.0.0.1:{port}/0",
+            "SVC_REDIS_PREFIX": prefix,
+            "SVC_CHALLENGE_PER_IP": "100000",
+        }
+        with stack.extra_service("token", overrides) as url:
+            params = authorize_params(app, state="s" * 1000, nonce="n" * 500, login_hint="h" * 250)
+            statuses: list[int] = []
+            refused = None
+            with httpx.Client(base_url=url, timeout=15) as client:
+                for _ in range(3000):
+                    answer = client.get(
+                        "/oauth2/authorize",
+                        params=params,
+                        headers={"X-Forwarded-For": fresh_address()},
+                    )
+                    statuses.append(answer.status_code)
+                    if answer.status_code != 302:
+                        refused = answer
+                        break
+        assert refused is not None, "Redis never filled up"
+        assert 500 not in statuses
+        assert refused.status_code == 503, refused.text
+        assert int(refused.headers["retry-after"]) >= 1
+        assert redis.get(f"{prefix}session:kept") == b"{}"
+        assert redis.get(f"{prefix}revoked-jti:kept") == b"1"
+    finally:
+        server.kill()
+        server.wait(10)
