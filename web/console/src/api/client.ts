@@ -65,6 +65,15 @@ export function stepUpMaxAge(header: string | null): number | null {
   return match ? Number(match[1]) : 0;
 }
 
+/**
+ * `acr_values` of an RFC 9470 challenge (the sign-in levels that will do, for example
+ * when a face alone was not enough), or undefined when it names none.
+ */
+export function stepUpAcrValues(header: string | null): string | undefined {
+  const levels = header ? /acr_values="([^"]*)"/.exec(header)?.[1]?.trim() : undefined;
+  return levels ? levels : undefined;
+}
+
 type Query = Record<string, string | number | boolean | null | undefined>;
 
 export interface RequestOptions {
@@ -142,7 +151,8 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   }
   const maxAge = response.status === 403 ? stepUpMaxAge(response.headers.get("WWW-Authenticate")) : null;
   if (maxAge !== null) {
-    await beginSignIn(currentPath(), { maxAge, notice: STEP_UP_NOTICE });
+    const acrValues = stepUpAcrValues(response.headers.get("WWW-Authenticate"));
+    await beginSignIn(currentPath(), { maxAge, acrValues, notice: STEP_UP_NOTICE });
     throw new Redirecting();
   }
   if (!response.ok) throw new ApiError(response.status, await problemOf(response));

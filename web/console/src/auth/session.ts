@@ -86,6 +86,8 @@ export function safeReturnPath(path: string): string {
 export interface SignInOptions {
   /** RFC 9470 step-up: the provider asks for a sign-in within this many seconds. */
   maxAge?: number;
+  /** RFC 9470 step-up: the sign-in levels that will do (`acr_values`, space-separated). */
+  acrValues?: string | undefined;
   prompt?: "login" | "none";
   /** Shown once after coming back (for example why the person signed in again). */
   notice?: string;
@@ -110,6 +112,7 @@ export async function beginSignIn(returnTo: string, options: SignInOptions = {})
     code_challenge_method: "S256",
   });
   if (options.maxAge !== undefined) query.set("max_age", String(options.maxAge));
+  if (options.acrValues) query.set("acr_values", options.acrValues);
   if (options.prompt) query.set("prompt", options.prompt);
   window.location.assign(`/oauth2/authorize?${query.toString()}`);
 }
