@@ -5,6 +5,13 @@ a valid token lacking the route's one permission, 404 for a missing id, 422 nami
 field for bad input, always as problem+json. Requests go straight to the service (from
 127.0.0.1, a trusted sender) with a fresh ``X-Forwarded-For`` each, so that the
 per-address limit on failed authentications never mixes tests.
+
+The provider's API checks who calls, not only what the token says (issue 19): the subject
+of a person's token must be a person who exists and is not disabled, grants give only what
+that person holds, and sensitive writes need a recent sign-in. :func:`create_administrator`
+writes a real person holding given scopes, and :data:`TWO_FACTOR_SIGN_IN` are the claims
+of a sign-in with a password and a one-time code; an :class:`ApiClient` with
+``fresh_sign_in`` stamps ``auth_time`` at each token it mints.
 """
 
 from __future__ import annotations
@@ -22,6 +29,26 @@ from tests.harness.stack import Stack
 
 PROBLEM_JSON = "application/problem+json"
 MISSING_ID = "00000000-0000-4000-8000-000000000000"
+#: ``amr`` and ``acr`` of a sign-in with the password and an authenticator code (RFC 8176).
+TWO_FACTOR_SIGN_IN: dict[str, Any] = {"amr": ["pwd", "otp", "mfa"], "acr": "urn:idp:acr:2fa"}
+
+
+def create_administrator(stack: Stack, scopes: Sequence[str]) -> str:
+    """A person (no password: they never sign in) granted ``scopes`` directly; their id."""
+    n = uuid.uuid4().hex[:12]
+    rows = query(
+        stack,
+        "WITH person AS ("
+        " INSERT INTO users (email, username, display_name, email_verified)"
+        " VALUES ($1, $2, 'Test administrator', true) RETURNING id),"
+        " granted AS (INSERT INTO user_scopes (user_id, scope_id)"
+        "  SELECT person.id, scopes.id FROM person, scopes WHERE scopes.value = ANY($3::text[]))"
+        " SELECT id FROM person",
+        f"admin-{n}@example.com",
+        f"admin-{n}",
+        list(scopes),
+    )
+    return str(rows[0]["id"])
 
 
 def fresh_address() -> str:
@@ -31,25 +58,38 @@ def fresh_address() -> str:
 
 class ApiClient:
     """httpx against one service; every call carries a token for ``actor`` with
-    ``scopes`` (``all_scopes`` by default) and the extra claims given."""
+    ``scopes`` (``all_scopes`` by default) and the extra claims given. ``fresh_sign_in``:
+    each token's ``auth_time`` is the moment it is minted (unless a claim sets it);
+    ``base_url``: another process of the service (one with other settings)."""
 
-    def __init__(self, stack: Stack, service: str, actor: str, all_scopes: Sequence[str]) -> None:
+    def __init__(
+        self,
+        stack: Stack,
+        service: str,
+        actor: str,
+        all_scopes: Sequence[str],
+        *,
+        fresh_sign_in: bool = False,
+        base_url: str | None = None,
+    ) -> None:
         self.stack = stack
         self.actor = actor
         self.all_scopes = tuple(all_scopes)
         self.claims: dict[str, Any] = {}
-        self.client = httpx.Client(base_url=stack.service_url(service), timeout=20)
+        self.fresh_sign_in = fresh_sign_in
+        self.client = httpx.Client(base_url=base_url or stack.service_url(service), timeout=20)
 
     def close(self) -> None:
         self.client.close()
 
     def token(self, scopes: Sequence[str] | None = None, **claims: Any) -> str:
+        signed_in = {"auth_time": int(time.time())} if self.fresh_sign_in else {}
         return tokens.mint(
             self.stack.key_dir,
             issuer=self.stack.issuer,
             scopes=self.all_scopes if scopes is None else scopes,
             subject=self.actor,
-            **{**self.claims, **claims},
+            **{**signed_in, **self.claims, **claims},
         )
 
     def call(

@@ -3,15 +3,15 @@ shared route checks of :mod:`tests.harness.api`."""
 
 from __future__ import annotations
 
-import uuid
-
 from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness.api import (
     MISSING_ID,
     PROBLEM_JSON,
+    TWO_FACTOR_SIGN_IN,
     ApiClient,
     assert_guarded,
     assert_problem,
+    create_administrator,
     fresh_address,
 )
 from tests.harness.stack import Stack
@@ -30,7 +30,14 @@ ALL_ADMIN_SCOPES = tuple(ADMIN_SCOPES)
 
 
 class AdminApi(ApiClient):
-    """The admin service, called by a random administrator subject."""
+    """The admin service, called by an administrator of its own: a real person holding
+    every admin permission, whose tokens say they signed in just now with a password and
+    a one-time code (so grants, credential changes and the guard's checks of the person
+    all pass). ``base_url``: another admin process."""
 
-    def __init__(self, stack: Stack) -> None:
-        super().__init__(stack, "admin", str(uuid.uuid4()), ALL_ADMIN_SCOPES)
+    def __init__(self, stack: Stack, *, base_url: str | None = None) -> None:
+        actor = create_administrator(stack, ALL_ADMIN_SCOPES)
+        super().__init__(
+            stack, "admin", actor, ALL_ADMIN_SCOPES, fresh_sign_in=True, base_url=base_url
+        )
+        self.claims = dict(TWO_FACTOR_SIGN_IN)

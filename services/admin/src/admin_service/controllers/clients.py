@@ -17,6 +17,13 @@ from litestar.params import JSONBody, Parameter
 from litestar.status_codes import HTTP_200_OK, HTTP_204_NO_CONTENT
 from redis.exceptions import RedisError
 
+from admin_service.authority import (
+    caller_holds,
+    check_may_give,
+    check_may_take_over_client,
+    check_recent_secret,
+    requires_sensitive,
+)
 from admin_service.store import clients as store
 from idp_common.change_stamp import CLIENTS, bump
 from idp_common.protocol.constants import (
@@ -63,6 +70,12 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
 
 
 _WIRE_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(ClientUpdate)}
+#: Fields whose change lets the author act as the client (receive its codes, use a grant).
+_TAKEOVER_FIELDS = frozenset({"redirect_uris", "grant_types"})
+_TAKEOVER_NOTE = (
+    "Needs a recent sign-in with the password or a one-time code, and a caller holding every "
+    "scope the client has (else 403 `admin.scope_not_held`)."
+)
 
 
 class ClientScopesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -159,7 +172,8 @@ class ClientsController(Controller):
         summary="Change an OAuth client",
         description=(
             f"{_WRITE} Members left out keep their value; `backchannelLogoutUri: null` clears "
-            "it. `client_id` and `type` cannot change."
+            "it. `client_id` and `type` cannot change. Changing `redirectUris` or "
+            f"`grantTypes`: {_TAKEOVER_NOTE}"
         ),
         **requires(SCOPE_IDP_CLIENTS_WRITE),
     )
@@ -167,7 +181,12 @@ class ClientsController(Controller):
         self, request: Request[Any, Any, Any], client_id: str, data: JSONBody[ClientUpdate]
     ) -> store.ClientRead:
         resources = resources_of(request)
+        takeover = bool(_TAKEOVER_FIELDS & data.changes().keys())
+        if takeover:
+            await check_recent_secret(request)
         async with resources.sessions.begin() as session:
+            if takeover:
+                await check_may_take_over_client(request, session, client_id)
             client, changed = await store.update_client(
                 session,
                 client_id,
@@ -215,16 +234,17 @@ class ClientsController(Controller):
         summary="Replace a confidential client's secret",
         description=(
             f"{_WRITE} Answers the new `client_secret` (shown only here); the old one stops "
-            "working. A public client has no secret (409)."
+            f"working. A public client has no secret (409). {_TAKEOVER_NOTE}"
         ),
         status_code=HTTP_200_OK,
-        **requires(SCOPE_IDP_CLIENTS_WRITE),
+        **requires_sensitive(SCOPE_IDP_CLIENTS_WRITE),
     )
     async def rotate_secret(
         self, request: Request[Any, Any, Any], client_id: str
     ) -> store.SecretRotated:
         async with resources_of(request).sessions.begin() as session:
             rotated = await store.rotate_secret(session, client_id)
+            await check_may_take_over_client(request, session, client_id)
             audit(
                 request,
                 session,
@@ -239,14 +259,19 @@ class ClientsController(Controller):
         "/{client_id:str}/scopes",
         operation_id="setClientScopes",
         summary="Replace the scopes a client may request",
-        description=f"{_WRITE} Every value must be an existing scope (422 naming `scopes[i]`).",
-        **requires(SCOPE_IDP_CLIENTS_WRITE),
+        description=f"{_WRITE} Every value must be an existing scope (422 naming `scopes[i]`). "
+        "Needs a recent sign-in with the password or a one-time code, and adds only scopes the "
+        "caller holds itself (else 403 `admin.scope_not_held`; the OpenID Connect scopes are "
+        "free).",
+        **requires_sensitive(SCOPE_IDP_CLIENTS_WRITE),
     )
     async def set_scopes(
         self, request: Request[Any, Any, Any], client_id: str, data: JSONBody[ClientScopesUpdate]
     ) -> store.ClientRead:
         async with resources_of(request).sessions.begin() as session:
-            client = await store.set_scopes(session, client_id, data.scopes)
+            held = await caller_holds(request, session)
+            client, added = await store.set_scopes(session, client_id, data.scopes)
+            await check_may_give(request, held, added, target=client_id)
             audit(
                 request,
                 session,

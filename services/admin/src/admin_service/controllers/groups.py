@@ -12,8 +12,10 @@ import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
 from litestar.params import JSONBody
 
+from admin_service.authority import caller_holds, check_may_give, requires_sensitive
 from admin_service.controllers.roles import Description, Limit, Name, strip_name
 from admin_service.store import groups as store
+from admin_service.store.roles import role_scope_values
 from idp_common.protocol.constants import SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE
 from idp_common.repos.paging import DEFAULT_LIMIT, Page
 from idp_common.web.audit_trail import audit
@@ -166,15 +168,21 @@ class GroupsController(Controller):
         summary="Add members to a group",
         description=(
             f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. Users already members stay so; an unknown "
-            "user is 422 naming `members[i]`. Answers the group."
+            "user is 422 naming `members[i]`. Answers the group. Joining gives the scopes of "
+            "the group's roles: needs a recent sign-in with the password or a one-time code, "
+            "and a caller holding those scopes (else 403 `admin.scope_not_held`)."
         ),
-        **requires(SCOPE_IDP_GROUPS_WRITE),
+        **requires_sensitive(SCOPE_IDP_GROUPS_WRITE),
     )
     async def add_members(
         self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[MembersAdd]
     ) -> store.GroupRead:
         async with resources_of(request).sessions.begin() as session:
+            held = await caller_holds(request, session)
             group, added = await store.add_members(session, group_id, data.members)
+            if added:
+                given = await store.group_scope_values(session, group.id)
+                await check_may_give(request, held, given, target=str(group.id))
             audit(
                 request,
                 session,
@@ -212,15 +220,21 @@ class GroupsController(Controller):
         operation_id="setGroupRoles",
         summary="Replace a group's roles",
         description=(
-            f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. An unknown role is 422 naming `roles[i]`."
+            f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. An unknown role is 422 naming `roles[i]`. "
+            "A role added gives its scopes to every member: needs a recent sign-in with the "
+            "password or a one-time code, and a caller holding those scopes (else 403 "
+            "`admin.scope_not_held`)."
         ),
-        **requires(SCOPE_IDP_GROUPS_WRITE),
+        **requires_sensitive(SCOPE_IDP_GROUPS_WRITE),
     )
     async def set_roles(
         self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[GroupRolesReplace]
     ) -> store.GroupRead:
         async with resources_of(request).sessions.begin() as session:
-            group = await store.set_group_roles(session, group_id, data.roles)
+            held = await caller_holds(request, session)
+            group, added = await store.set_group_roles(session, group_id, data.roles)
+            given = await role_scope_values(session, added)
+            await check_may_give(request, held, given, target=str(group.id))
             audit(
                 request,
                 session,

@@ -12,6 +12,7 @@ import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
 from litestar.params import JSONBody, Parameter
 
+from admin_service.authority import caller_holds, check_may_give, requires_sensitive
 from admin_service.store import roles as store
 from idp_common.protocol.constants import SCOPE_IDP_ROLES_READ, SCOPE_IDP_ROLES_WRITE
 from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
@@ -160,15 +161,19 @@ class RolesController(Controller):
         summary="Replace a role's permissions",
         description=(
             f"Needs `{SCOPE_IDP_ROLES_WRITE}`. Each value must be a permission of an API "
-            "(422 naming `scopes[i]` otherwise)."
+            "(422 naming `scopes[i]` otherwise). Needs a recent sign-in with the password or a "
+            "one-time code, and adds only scopes the caller holds itself (else 403 "
+            "`admin.scope_not_held`)."
         ),
-        **requires(SCOPE_IDP_ROLES_WRITE),
+        **requires_sensitive(SCOPE_IDP_ROLES_WRITE),
     )
     async def set_scopes(
         self, request: Request[Any, Any, Any], role_id: str, data: JSONBody[RoleScopesReplace]
     ) -> store.RoleRead:
         async with resources_of(request).sessions.begin() as session:
-            role = await store.set_role_scopes(session, role_id, data.scopes)
+            held = await caller_holds(request, session)
+            role, added = await store.set_role_scopes(session, role_id, data.scopes)
+            await check_may_give(request, held, added, target=str(role.id))
             audit(
                 request,
                 session,

@@ -4,6 +4,10 @@
 
 The profile values (``/admin/users/{user_id}/profile``) have their own module.
 
+Credential changes (password, authenticator, face, email, disabling, deleting) and grants
+follow :mod:`admin_service.authority`: a recent sign-in with a secret, two factors for
+another administrator's credentials, and no scope given that the caller does not hold.
+
 Decisions the spec leaves open:
 - ``POST .../reset-password`` with ``{password}`` sets that password (policy checked);
   with no body (or ``{}``) it removes the password, so the person can sign in again only
@@ -26,7 +30,15 @@ from litestar import Controller, Request, delete, get, patch, post, put
 from litestar.params import JSONBody, Parameter
 from msgspec import UNSET, Meta, UnsetType
 
+from admin_service.authority import (
+    caller_holds,
+    check_credential_change,
+    check_may_give,
+    check_recent_secret,
+    requires_sensitive,
+)
 from admin_service.store import users as store
+from admin_service.store.roles import role_scope_values
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.password_policy import check_password
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_WRITE
@@ -42,6 +54,17 @@ from idp_common.web.guard import requires
 TARGET: Final = "user"
 READ_NOTE: Final = f"Needs `{SCOPE_IDP_USERS_READ}`."
 WRITE_NOTE: Final = f"Needs `{SCOPE_IDP_USERS_WRITE}`."
+#: docs/admin-api.md "Granting and credentials".
+GRANT_NOTE: Final = (
+    f"{WRITE_NOTE} Needs a recent sign-in with the password or a one-time code (else 403 "
+    "with an RFC 9470 step-up challenge), and gives only scopes the caller holds itself "
+    "(else 403 `admin.scope_not_held`)."
+)
+CREDENTIAL_NOTE: Final = (
+    f"{WRITE_NOTE} Needs a recent sign-in with the password or a one-time code; for another "
+    "administrator, a sign-in with two factors and every administration scope they hold "
+    "(else 403)."
+)
 
 Email = Annotated[str, Meta(min_length=3, max_length=MAX_EMAIL_LENGTH)]
 Username = Annotated[str, Meta(min_length=1, max_length=100, pattern=r"^\S+$")]
@@ -169,15 +192,22 @@ class UsersController(Controller):
         "/{user_id:str}",
         operation_id="updateUser",
         summary="Change a user's email, username, display name, verification or disabled flag",
-        description=f"{WRITE_NOTE} Disabling a user also ends their sessions.",
+        description=f"{WRITE_NOTE} Disabling a user also ends their sessions. Changing the "
+        "email or disabling is a credential change: " + CREDENTIAL_NOTE.removeprefix(WRITE_NOTE),
         **requires(SCOPE_IDP_USERS_WRITE),
     )
     async def update_user(
         self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[UserUpdate]
     ) -> store.UserRead:
         changes = _changes(data)
+        credentials = "email" in changes or data.disabled is True
+        if credentials:
+            await check_recent_secret(request)
         resources = resources_of(request)
         async with resources.sessions.begin() as session:
+            if credentials:
+                target = await store.lock_user(session, user_id)
+                await check_credential_change(request, session, target.id)
             user = await store.update_user(session, user_id, changes)
             ended = 0
             if data.disabled is True:
@@ -202,14 +232,15 @@ class UsersController(Controller):
         "/{user_id:str}",
         operation_id="deleteUser",
         summary="Delete a user, ending their sessions",
-        description=f"{WRITE_NOTE} Credentials, grants, memberships, tokens, consents and "
-        "profile values go with the user.",
-        **requires(SCOPE_IDP_USERS_WRITE),
+        description=f"{CREDENTIAL_NOTE} Credentials, grants, memberships, tokens, consents "
+        "and profile values go with the user.",
+        **requires_sensitive(SCOPE_IDP_USERS_WRITE),
     )
     async def delete_user(self, request: Request[Any, Any, Any], user_id: str) -> None:
         resources = resources_of(request)
         async with resources.sessions.begin() as session:
             user = await store.lock_user(session, user_id)
+            await check_credential_change(request, session, user.id)
             ended, _ = await end_person_sessions(
                 session,
                 resources.browser_sessions,
@@ -269,15 +300,20 @@ class UsersController(Controller):
         "/{user_id:str}/roles",
         operation_id="setUserRoles",
         summary="Replace a user's roles",
-        description=WRITE_NOTE,
-        **requires(SCOPE_IDP_USERS_WRITE),
+        description=f"{GRANT_NOTE} A role added gives its scopes.",
+        **requires_sensitive(SCOPE_IDP_USERS_WRITE),
     )
     async def set_roles(
         self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[UserRolesUpdate]
     ) -> UserRolesRead:
         async with resources_of(request).sessions.begin() as session:
             user = await store.lock_user(session, user_id)
+            held = await caller_holds(request, session)
+            before = {role.id for role in await store.user_roles(session, user_id)}
             roles = await store.set_user_roles(session, user.id, data.roles)
+            added = [role.id for role in roles if role.id not in before]
+            given = await role_scope_values(session, added)
+            await check_may_give(request, held, given, target=str(user.id))
             audit(
                 request,
                 session,
@@ -292,15 +328,19 @@ class UsersController(Controller):
         "/{user_id:str}/scopes",
         operation_id="setUserScopes",
         summary="Replace a user's direct scope grants",
-        description=WRITE_NOTE,
-        **requires(SCOPE_IDP_USERS_WRITE),
+        description=GRANT_NOTE,
+        **requires_sensitive(SCOPE_IDP_USERS_WRITE),
     )
     async def set_scopes(
         self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[UserScopesUpdate]
     ) -> UserScopesRead:
         async with resources_of(request).sessions.begin() as session:
             user = await store.lock_user(session, user_id)
+            held = await caller_holds(request, session)
+            before = set(await store.user_scopes(session, user_id))
             scopes = await store.set_user_scopes(session, user.id, data.scopes)
+            given = [value for value in scopes if value not in before]
+            await check_may_give(request, held, given, target=str(user.id))
             audit(
                 request,
                 session,
@@ -316,10 +356,10 @@ class UsersController(Controller):
         status_code=204,
         operation_id="resetUserPassword",
         summary="Set (or remove) a user's password and end their sessions",
-        description=f"{WRITE_NOTE} With `password`: sets it (policy checked). Without: removes "
-        "the password, so the person signs in again through a reset link. Either way every "
-        "session ends and every refresh token of the user is revoked.",
-        **requires(SCOPE_IDP_USERS_WRITE),
+        description=f"{CREDENTIAL_NOTE} With `password`: sets it (policy checked). Without: "
+        "removes the password, so the person signs in again through a reset link. Either way "
+        "every session ends and every refresh token of the user is revoked.",
+        **requires_sensitive(SCOPE_IDP_USERS_WRITE),
     )
     async def reset_password(
         self,
@@ -337,6 +377,7 @@ class UsersController(Controller):
             password_hash = await hash_password_async(password)
         async with resources.sessions.begin() as session:
             user = await store.lock_user(session, user_id)
+            await check_credential_change(request, session, user.id)
             await store.set_password_hash(session, user.id, password_hash)
             ended, _ = await end_person_sessions(
                 session,
@@ -360,12 +401,13 @@ class UsersController(Controller):
         "/{user_id:str}/totp",
         operation_id="clearUserTotp",
         summary="Clear a user's authenticator (TOTP) and recovery codes",
-        description=f"{WRITE_NOTE} Idempotent: 204 also when the user has none.",
-        **requires(SCOPE_IDP_USERS_WRITE),
+        description=f"{CREDENTIAL_NOTE} Idempotent: 204 also when the user has none.",
+        **requires_sensitive(SCOPE_IDP_USERS_WRITE),
     )
     async def clear_totp(self, request: Request[Any, Any, Any], user_id: str) -> None:
         async with resources_of(request).sessions.begin() as session:
             user = await store.lock_user(session, user_id)
+            await check_credential_change(request, session, user.id)
             had = await store.clear_totp(session, user.id)
             audit(
                 request,
@@ -381,13 +423,14 @@ class UsersController(Controller):
         "/{user_id:str}/face",
         operation_id="clearUserFace",
         summary="Clear a user's face template (face sign-in)",
-        description=f"{WRITE_NOTE} Idempotent: 204 also when the user has none. Works "
+        description=f"{CREDENTIAL_NOTE} Idempotent: 204 also when the user has none. Works "
         "whether or not the deployment has the face stack.",
-        **requires(SCOPE_IDP_USERS_WRITE),
+        **requires_sensitive(SCOPE_IDP_USERS_WRITE),
     )
     async def clear_face(self, request: Request[Any, Any, Any], user_id: str) -> None:
         async with resources_of(request).sessions.begin() as session:
             user = await store.lock_user(session, user_id)
+            await check_credential_change(request, session, user.id)
             had = await delete_face_template(session, user.id)
             audit(
                 request,

@@ -374,9 +374,24 @@ async def rotate_secret(session: AsyncSession, client_id: str) -> SecretRotated:
     return SecretRotated(client_id=row.client_id, client_secret=secret)
 
 
-async def set_scopes(session: AsyncSession, client_id: str, values: Sequence[str]) -> ClientRead:
-    """Replace the client's scopes by ``values``; 422 naming ``scopes[i]`` for an unknown one."""
+async def client_scope_values(session: AsyncSession, client_id: str) -> frozenset[str]:
+    """The scopes the client may request (none for an unknown client)."""
+    rows = await session.scalars(
+        select(Scope.value)
+        .join(ClientScope, ClientScope.scope_id == Scope.id)
+        .join(Client, Client.id == ClientScope.client_pk)
+        .where(Client.client_id == client_id)
+    )
+    return frozenset(rows)
+
+
+async def set_scopes(
+    session: AsyncSession, client_id: str, values: Sequence[str]
+) -> tuple[ClientRead, list[str]]:
+    """Replace the client's scopes by ``values``; 422 naming ``scopes[i]`` for an unknown one.
+    Returns the client and the scopes it did not have before (sorted)."""
     row = await _row(session, client_id, lock=True)
+    before = set((await _scopes_of(session, [row.id]))[row.id])
     wanted = list(dict.fromkeys(values))
     known = dict(
         (await session.execute(select(Scope.value, Scope.id).where(Scope.value.in_(wanted)))).all()
@@ -390,4 +405,4 @@ async def set_scopes(session: AsyncSession, client_id: str, values: Sequence[str
     for value in wanted:
         session.add(ClientScope(client_pk=row.id, scope_id=known[value]))
     await session.flush()
-    return await _read_of(session, row)
+    return await _read_of(session, row), sorted(set(wanted) - before)

@@ -19,7 +19,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from admin_service.store.roles import name_taken, now, parse_id
+from admin_service.store.roles import name_taken, now, parse_id, role_scope_values
 from idp_common.db.models import Group, GroupMember, GroupRole, Role, User
 from idp_common.errors import FieldError, InvalidArgument, NotFound
 from idp_common.repos.paging import Page, keyset_page
@@ -239,11 +239,21 @@ async def remove_member(
     return group.id, removed
 
 
+async def group_scope_values(session: AsyncSession, group_id: uuid.UUID) -> set[str]:
+    """The scopes a member of the group holds through it (its roles' scopes)."""
+    roles = await session.scalars(select(GroupRole.role_id).where(GroupRole.group_id == group_id))
+    return await role_scope_values(session, roles)
+
+
 async def set_group_roles(
     session: AsyncSession, group_id: str, role_ids: Sequence[str]
-) -> GroupRead:
-    """Replace the group's roles (duplicates count once)."""
+) -> tuple[GroupRead, list[uuid.UUID]]:
+    """Replace the group's roles (duplicates count once). Returns the group and the roles
+    it did not have before."""
     group = await _found(session, group_id, lock=True)
+    before = set(
+        await session.scalars(select(GroupRole.role_id).where(GroupRole.group_id == group.id))
+    )
     roles = await _existing(session, Role, role_ids, field="roles", noun="role")
     await session.execute(delete(GroupRole).where(GroupRole.group_id == group.id))
     if roles:
@@ -252,4 +262,4 @@ async def set_group_roles(
         )
     group.updated_at = await now(session)
     await session.flush()
-    return await _read(session, group)
+    return await _read(session, group), [r for r in roles if r not in before]

@@ -10,7 +10,7 @@ other and a replace never meets the other's half-written link rows. A missing ro
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -191,9 +191,21 @@ async def _scope_ids(session: AsyncSession, values: Sequence[str]) -> list[uuid.
     return [known[value] for value in dict.fromkeys(values)]
 
 
-async def set_role_scopes(session: AsyncSession, role_id: str, values: Sequence[str]) -> RoleRead:
-    """Replace the role's scopes with ``values`` (duplicates count once)."""
+async def role_scope_values(session: AsyncSession, role_ids: Iterable[uuid.UUID]) -> set[str]:
+    """Every scope held by any of ``role_ids`` (unknown ids hold nothing)."""
+    ids = list(role_ids)
+    if not ids:
+        return set()
+    return {value for values in (await _scope_values(session, ids)).values() for value in values}
+
+
+async def set_role_scopes(
+    session: AsyncSession, role_id: str, values: Sequence[str]
+) -> tuple[RoleRead, list[str]]:
+    """Replace the role's scopes with ``values`` (duplicates count once). Returns the role
+    and the scopes it did not hold before (sorted)."""
     role = await _locked(session, role_id)
+    before = set((await _scope_values(session, [role.id]))[role.id])
     scope_ids = await _scope_ids(session, values)
     await session.execute(delete(RoleScope).where(RoleScope.role_id == role.id))
     if scope_ids:
@@ -202,4 +214,5 @@ async def set_role_scopes(session: AsyncSession, role_id: str, values: Sequence[
         )
     role.updated_at = await now(session)
     await session.flush()
-    return _read(role, (await _scope_values(session, [role.id]))[role.id])
+    after = (await _scope_values(session, [role.id]))[role.id]
+    return _read(role, after), sorted(set(after) - before)
