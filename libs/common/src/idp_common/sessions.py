@@ -33,6 +33,8 @@ confirmed) → ``consent`` (when needed) → ``done``.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import time
 from collections.abc import Sequence
@@ -46,6 +48,8 @@ from idp_common.redis_batch import RedisBatch
 
 SESSION_IDLE_SECONDS = 24 * 3600
 CHALLENGE_SECONDS = 600
+#: How long the "Sign out?" page's one-time token stays good (``/oauth2/logout``).
+LOGOUT_CONFIRMATION_SECONDS = 600
 #: ``face``: the face as the second step after the password (``SVC_FACE_SIGNIN=second_factor``).
 Step = Literal["password", "totp", "face", "consent", "done"]
 
@@ -172,6 +176,9 @@ class SessionStore:
 
     def _challenge_key(self, challenge_id: str) -> str:
         return f"{self.prefix}challenge:{challenge_id}"
+
+    def _confirmation_key(self, sid: str) -> str:
+        return f"{self.prefix}logout-confirm:{sid}"
 
     # --- sessions ------------------------------------------------------------------------
     async def create_session(
@@ -334,9 +341,32 @@ class SessionStore:
             return
         async with self.redis.pipeline(transaction=True) as pipe:
             for record in records:
-                pipe.delete(self._session_key(record.sid), self._apps_key(record.sid))
+                pipe.delete(
+                    self._session_key(record.sid),
+                    self._apps_key(record.sid),
+                    self._confirmation_key(record.sid),
+                )
                 pipe.srem(self._index_key(record.user_id), record.sid)
             await pipe.execute()
+
+    # --- the logout confirmation ---------------------------------------------------------
+    async def issue_logout_confirmation(self, sid: str) -> str:
+        """A one-time token for the "Sign out?" form of session ``sid`` (10 minutes). One
+        per session: a newer page replaces the older token, so a session holds one key.
+        Redis keeps its SHA-256 only."""
+        token = secrets.token_urlsafe(32)
+        digest = hashlib.sha256(token.encode()).digest()
+        await self.redis.set(self._confirmation_key(sid), digest, ex=LOGOUT_CONFIRMATION_SECONDS)
+        return token
+
+    async def consume_logout_confirmation(self, sid: str, token: str | None) -> bool:
+        """True when ``token`` is the pending confirmation of session ``sid``; the pending
+        token is spent either way (GETDEL), so it confirms one sign-out at most."""
+        if not token or len(token) > 100:
+            return False
+        stored = await self.redis.getdel(self._confirmation_key(sid))
+        given = hashlib.sha256(token.encode()).digest()
+        return isinstance(stored, bytes) and hmac.compare_digest(stored, given)
 
     # --- challenges ----------------------------------------------------------------------
     async def save_challenge(self, challenge: Challenge) -> None:

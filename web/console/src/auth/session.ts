@@ -240,16 +240,42 @@ export function refreshTokens(): Promise<boolean> {
   return refreshing;
 }
 
-/** Ends the provider's session (RP-initiated logout) and comes back to /console/. */
+/** The provider takes an ID token as a hint up to 24 hours after it expired; an hour kept spare. */
+const HINT_GRACE_MS = 23 * 3600 * 1000;
+
+function usableAsHint(idToken: string): boolean {
+  const exp = claimsOf(idToken).exp;
+  return typeof exp === "number" && exp * 1000 > Date.now() - HINT_GRACE_MS;
+}
+
+/**
+ * Ends the provider's session (RP-initiated logout) and comes back to /console/.
+ *
+ * A form POST with the ID token as `id_token_hint`: the hint stays out of the address bar,
+ * history and Referer, and it proves the request comes from the person's own console, so
+ * a provider that asks before signing out (SVC_LOGOUT_CONFIRMATION) does not ask here.
+ */
 export function signOut(): void {
   const held = current;
   current = null;
-  const query = new URLSearchParams({
+  const fields: Record<string, string> = {
     post_logout_redirect_uri: `${window.location.origin}/console/`,
     client_id: CLIENT_ID,
     // Echoed back by the provider: the console then shows "You are signed out".
     state: "signed-out",
-  });
-  if (held) query.set("id_token_hint", held.idToken);
-  window.location.assign(`/oauth2/logout?${query.toString()}`);
+  };
+  if (held && usableAsHint(held.idToken)) fields.id_token_hint = held.idToken;
+  const form = document.createElement("form");
+  form.method = "post";
+  form.action = "/oauth2/logout";
+  form.hidden = true;
+  for (const [name, value] of Object.entries(fields)) {
+    const input = document.createElement("input");
+    input.type = "hidden";
+    input.name = name;
+    input.value = value;
+    form.append(input);
+  }
+  document.body.append(form);
+  form.submit();
 }

@@ -6,10 +6,19 @@ the session leaves Redis, the cookie is cleared, and the browser goes to the cli
 registered ``post_logout_redirect_uri`` (with ``state``) or to the sign-in page's
 "signed out" screen. POST is preferred: it keeps ``id_token_hint`` out of history and
 Referer. A redirect URI that is not registered for the client is never followed.
+
+Logout CSRF (issue #19, attack 9). By default a request without a hint ends the session
+at once, as the specification this provider follows expects: any page can then sign the
+person out (an accepted risk, docs/security.md). With ``SVC_LOGOUT_CONFIRMATION=true`` a
+request ends the session at once only when it carries a valid ``id_token_hint`` of the
+person signed in; otherwise the browser gets a "Sign out?" page
+(:mod:`token_service.logout_page`), and the session ends when its form comes back by POST
+with the one-time token bound to the session (``SessionStore.issue_logout_confirmation``).
 """
 
 from __future__ import annotations
 
+import hmac
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,12 +29,18 @@ from litestar.enums import RequestEncodingType
 
 from idp_common.audit import AuditEntry, write_audit
 from idp_common.protocol.oidc_authorize import with_query
-from idp_common.protocol.oidc_id_token_hint import InvalidIdTokenHint, verify_id_token_hint
+from idp_common.protocol.oidc_id_token_hint import (
+    IdTokenHint,
+    InvalidIdTokenHint,
+    verify_id_token_hint,
+)
 from idp_common.repos.clients import ClientRecord, get_client
 from idp_common.session_end import end_sessions
+from idp_common.sessions import BrowserSession
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
 from token_service.controllers.authorize import error_page, redirect
+from token_service.logout_page import CONFIRMATION_FIELD, confirmation_page
 
 PARAMETERS = ("id_token_hint", "post_logout_redirect_uri", "state", "client_id")
 
@@ -52,7 +67,7 @@ class LogoutController(Controller):
         if not request.headers.get("content-type", "").startswith(RequestEncodingType.URL_ENCODED):
             return error_page("The logout request must be a form post.", status=415)
         form = await request.form()
-        params = {name: list(form.getall(name, [])) for name in PARAMETERS}
+        params = {name: list(form.getall(name, [])) for name in (*PARAMETERS, CONFIRMATION_FIELD)}
         return await logout(request, params, status=303)
 
 
@@ -62,11 +77,25 @@ async def logout(
     resources = resources_of(request)
     try:
         values = _single(params)
-        client = await _client_of(resources, values)
+        hint = _hint_of(resources, values)
+        client = await _client_of(resources, values, hint)
         target = _redirect_target(resources, client, values)
     except LogoutRefused as exc:
         return error_page(f"This sign-out request was refused: {exc}.")
-    await _end_browser_session(request, resources)
+    store = resources.browser_sessions
+    session = await store.get_session(request.cookies.get(resources.settings.session_cookie_name))
+    if session is not None:
+        confirmed = await _confirmed_by(resources, session, hint, values)
+        if confirmed is None:
+            token = await store.issue_logout_confirmation(session.sid)
+            carried = {**values, **({"client_id": client.client_id} if client else {})}
+            return confirmation_page(
+                issuer_base=resources.settings.issuer_base,
+                token=token,
+                values=carried,
+                target=target,
+            )
+        await _end_browser_session(request, resources, session, confirmed)
     response = redirect(target, status)
     response.cookies.append(
         Cookie(
@@ -93,21 +122,28 @@ def _single(params: Mapping[str, Sequence[str]]) -> dict[str, str]:
     return values
 
 
-async def _client_of(resources: Resources, values: Mapping[str, str]) -> ClientRecord | None:
-    client_id = values.get("client_id")
+def _hint_of(resources: Resources, values: Mapping[str, str]) -> IdTokenHint | None:
+    """The checked ``id_token_hint``: only an ID token of ours, expired a day ago at most
+    (OIDC RP-Initiated Logout §2), issued to ``client_id`` when the request names one."""
     hint = values.get("id_token_hint")
-    if hint is not None:
-        try:  # only an ID token of ours, expired a day ago at most (OIDC RP-Initiated §2)
-            checked = verify_id_token_hint(
-                hint,
-                resources.keys,
-                issuer=resources.settings.issuer,
-                now=int(time.time()),
-                client_id=client_id,
-            )
-        except InvalidIdTokenHint as exc:
-            raise LogoutRefused("the id_token_hint is not valid") from exc
-        client_id = checked.client_id
+    if hint is None:
+        return None
+    try:
+        return verify_id_token_hint(
+            hint,
+            resources.keys,
+            issuer=resources.settings.issuer,
+            now=int(time.time()),
+            client_id=values.get("client_id"),
+        )
+    except InvalidIdTokenHint as exc:
+        raise LogoutRefused("the id_token_hint is not valid") from exc
+
+
+async def _client_of(
+    resources: Resources, values: Mapping[str, str], hint: IdTokenHint | None
+) -> ClientRecord | None:
+    client_id = hint.client_id if hint is not None else values.get("client_id")
     if client_id is None:
         return None
     async with resources.sessions() as db:
@@ -128,11 +164,31 @@ def _redirect_target(
     return with_query(uri, {"state": values.get("state")})
 
 
-async def _end_browser_session(request: Request[Any, Any, Any], resources: Resources) -> None:
+async def _confirmed_by(
+    resources: Resources,
+    session: BrowserSession,
+    hint: IdTokenHint | None,
+    values: Mapping[str, str],
+) -> str | None:
+    """Why this request may end ``session`` now (audited), or None: ask the person first."""
+    if hint is not None and hmac.compare_digest(hint.subject, session.user_id):
+        return "id_token_hint"
+    token = values.get(CONFIRMATION_FIELD)  # only a POST carries it (GET does not read it)
     store = resources.browser_sessions
-    found = await store.get_session(request.cookies.get(resources.settings.session_cookie_name))
-    if found is None:
-        return
+    if token is not None and await store.consume_logout_confirmation(session.sid, token):
+        return "confirmation"
+    if not resources.settings.logout_confirmation:
+        return "not_asked"
+    return None
+
+
+async def _end_browser_session(
+    request: Request[Any, Any, Any],
+    resources: Resources,
+    found: BrowserSession,
+    confirmed: str,
+) -> None:
+    store = resources.browser_sessions
     session = await store.with_applications(found)
     async with resources.sessions.begin() as db:
         ended = await end_sessions(
@@ -149,6 +205,7 @@ async def _end_browser_session(request: Request[Any, Any, Any], resources: Resou
                 target=session.sid,
                 detail={
                     "via": "logout",
+                    "confirmed": confirmed,
                     "clients": session.clients,
                     "refresh_tokens_revoked": ended.refresh_tokens,
                 },
