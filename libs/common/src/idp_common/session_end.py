@@ -49,7 +49,7 @@ import msgspec
 from sqlalchemy import event, func, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, SessionTransaction
 from sqlalchemy.util import await_only
 
 from idp_common.db.models import OutboxEvent, RefreshToken
@@ -169,7 +169,7 @@ def _forget_after_commit(
     if pending is None:
         pending = sync.info[_PENDING] = []
         event.listen(sync, "after_commit", _after_commit)
-        event.listen(sync, "after_rollback", _after_rollback)
+        event.listen(sync, "after_transaction_end", _after_transaction_end)
     pending.append((store, list(sessions)))
 
 
@@ -183,9 +183,11 @@ def _after_commit(sync: Session) -> None:
         await_only(store.forget_sessions(sessions))
 
 
-def _after_rollback(sync: Session) -> None:
-    pending: list[tuple[SessionStore, list[BrowserSession]]] = sync.info.get(_PENDING) or []
-    pending.clear()
+def _after_transaction_end(sync: Session, transaction: SessionTransaction) -> None:
+    """Rolled back or closed without a commit (a commit has emptied the list already)."""
+    if transaction.parent is None:
+        pending: list[tuple[SessionStore, list[BrowserSession]]] = sync.info.get(_PENDING) or []
+        pending.clear()
 
 
 async def end_person_sessions(

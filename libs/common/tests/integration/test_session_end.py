@@ -159,3 +159,18 @@ async def test_a_transaction_rolled_back_drops_its_deletions(
         await db.commit()
     assert await store.get_session_by_sid(record.sid) is not None
     assert await counts(sessions, record.sid) == (0, 1)
+
+
+async def test_a_session_closed_without_commit_drops_its_deletions(
+    sessions: async_sessionmaker[AsyncSession], redis_client: Redis, prefix: str
+) -> None:
+    store = SessionStore(redis_client, prefix)
+    record = await person_with_token(sessions, store)
+    db = sessions()
+    await end_sessions(db, store, [record], reason="logout", nats_prefix="t")
+    await db.close()  # the request gave up: no commit, no rollback called
+    await db.execute(text("SELECT 1"))  # the same object used again
+    await db.commit()
+    await db.close()
+    assert await store.get_session_by_sid(record.sid) is not None
+    assert await counts(sessions, record.sid) == (0, 1)
