@@ -370,13 +370,20 @@ class SessionStore:
 
     # --- challenges ----------------------------------------------------------------------
     async def save_challenge(self, challenge: Challenge) -> None:
-        if not challenge.id:
+        """Store a new challenge, or update one that still exists: a challenge the
+        per-address bound pushed out (``idp_common.challenge_quota``) or that expired
+        meanwhile is not written back (``SET XX``)."""
+        new = not challenge.id
+        if new:
             challenge.id = secrets.token_urlsafe(24)
         if not challenge.created_at:
             challenge.created_at = int(time.time())
         ttl = max(1, CHALLENGE_SECONDS - (int(time.time()) - challenge.created_at))
         await self.redis.set(
-            self._challenge_key(challenge.id), _session_codec.encode(challenge), ex=ttl
+            self._challenge_key(challenge.id),
+            _session_codec.encode(challenge),
+            ex=ttl,
+            xx=not new,
         )
 
     async def get_challenge(self, challenge_id: str | None) -> Challenge | None:

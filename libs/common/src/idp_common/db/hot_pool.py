@@ -1,8 +1,10 @@
 """asyncpg's own connection pool, for the statements on the token endpoints' hot paths.
 
 The hot statements (``token_service.storage``, ``token_service.queries.load_person``,
-``idp_common.repos.codes.create_authorization_code``) are plain SQL that each commit by
-themselves. Through SQLAlchemy's async engine, checking a connection out and in cost more
+``idp_common.repos.codes.create_authorization_code``) are plain SQL; most commit by
+themselves, and the two spends (a refresh token, an authorization code) run in a short
+``BEGIN`` … ``COMMIT`` that commits only after Redis has recorded the new access token
+(issue #19, attack 5). Through SQLAlchemy's async engine, checking a connection out and in cost more
 CPU than the statement's own round trip (a greenlet switch, the pool's bookkeeping and
 events); asyncpg's pool hands out the same kind of connection for a fraction of that.
 
@@ -10,8 +12,8 @@ Two choices make a checkout cheap:
 
 - No reset query on release. asyncpg's default runs ``pg_advisory_unlock_all()``,
   ``CLOSE ALL``, ``UNLISTEN *`` and ``RESET ALL`` (one round trip) every time a
-  connection goes back. The hot statements take no lock, open no cursor, listen to
-  nothing and set nothing, so :func:`_keep_session_state` does nothing; asyncpg still
+  connection goes back. The hot statements take no advisory lock, open no cursor,
+  listen to nothing and set nothing, so :func:`_keep_session_state` does nothing; asyncpg still
   rolls back a transaction left open before calling it, so a connection never returns
   to the pool inside one.
 - Connections are opened on demand (``min_size=0``) and the pool itself is created at

@@ -27,6 +27,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.enums import RequestEncodingType
 
+from idp_common.protocol.caller_address import rate_limit_address
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     AuthorizationRequest,
@@ -225,7 +226,8 @@ async def to_sign_in(
         challenge.acr = session.acr
         challenge.session_sid = session.sid
     await resources.browser_sessions.save_challenge(challenge)
-    await token_context(request).challenge_quota.record(ip, challenge.id)
+    # An IPv6 caller holds a /64: its live challenges are bounded together, as its limits.
+    await token_context(request).challenge_quota.record(rate_limit_address(ip), challenge.id)
     return redirect(f"{resources.settings.auth_ui_url}/login?challenge={challenge.id}", status)
 
 
