@@ -5,6 +5,9 @@ Effective scopes: direct grants, plus scopes of the person's roles, plus scopes 
 the person's groups, plus the self-service scopes every person holds. The administration
 API explains them here; the self-service API can show the same.
 
+:func:`person_is_active` is the bearer guard's question (issue 19, attack 12): may this
+person's access token still be used, i.e. does the person exist and is not disabled.
+
 :func:`list_scope_sources` reads every grant path in one ``UNION ALL`` query, whatever
 the number of roles and groups (no query per role or group). The set of scope values it
 yields is exactly what :func:`idp_common.repos.users.effective_scopes` returns, which
@@ -22,6 +25,7 @@ from sqlalchemy import CompoundSelect, Uuid, cast, literal, null, select, union_
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.types import String
 
+from idp_common.db.engine import DriverConnection
 from idp_common.db.models import (
     Group,
     GroupMember,
@@ -42,7 +46,12 @@ __all__ = [
     "RoleSource",
     "ScopeSource",
     "list_scope_sources",
+    "person_is_active",
 ]
+
+#: Plain SQL for the hot pool (asyncpg): the guard asks it of every person's token whose
+#: answer it does not hold (``idp_common.web.guard``).
+_PERSON_ACTIVE = "SELECT NOT disabled FROM users WHERE id = $1"
 
 
 class DirectSource(msgspec.Struct, frozen=True, tag="direct", tag_field="kind"):
@@ -148,3 +157,10 @@ def _source_order(source: ScopeSource) -> tuple[int, str, str]:
     if isinstance(source, DirectSource):
         return (0, "", "")
     return (3, "", "")
+
+
+async def person_is_active(conn: DriverConnection, user_id: uuid.UUID) -> bool:
+    """Whether ``user_id`` names a person who exists and is not disabled (one primary-key
+    read on an asyncpg connection of the hot pool, outside any transaction)."""
+    row = await conn.fetchrow(_PERSON_ACTIVE, user_id)
+    return row is not None and bool(row[0])

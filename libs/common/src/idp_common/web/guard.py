@@ -1,12 +1,27 @@
 """The bearer-token guard for ``/admin/*`` and ``/entity/*`` (spec §5 and §7).
 
-Offline validation (spec §5 "Validation rules"): RS256 signature by a published key,
-``typ`` ``at+jwt`` (RFC 9068), ``iss`` equal to the issuer, ``aud`` equal to the
-provider's API audience, not expired. Then the one permission the route declares must
-be among the token's scopes.
+Validation (spec §5 "Validation rules"): RS256 signature by a published key, ``typ``
+``at+jwt`` (RFC 9068), ``iss`` equal to the issuer, ``aud`` equal to the provider's API
+audience, not expired. Then the token must still stand (issue 19, attack 12: the
+provider's own API must not honour for ten more minutes what was revoked or disabled):
 
-- missing, expired, malformed, wrong-audience or badly signed token: 401 with
-  ``WWW-Authenticate: Bearer`` (RFC 6750 §3, ``error="invalid_token"`` when one was sent);
+- its ``jti`` is not on the revocation list (:class:`idp_common.revocation.RevocationList`,
+  asked at every request, one batched ``MGET`` per event-loop turn);
+- a person's token (``sub`` a user id, not the client's own id): the person exists and is
+  not disabled. Each worker keeps the answer "active" for :data:`STANDING_TTL_SECONDS`,
+  and forgets every answer as soon as the ``users`` change stamp moves
+  (:mod:`idp_common.change_stamp`), which the admin service bumps after disabling or
+  deleting a person; the stamp is read with the revocation check. So a disabled or
+  deleted person's token is refused on the next request, and within five seconds even if
+  the stamp could not be bumped. A worker that cannot read Redis cannot check the
+  revocation list either: 503 (fail closed).
+
+Then the one permission the route declares must be among the token's scopes.
+
+- missing, expired, malformed, wrong-audience, badly signed, revoked token, or one of a
+  disabled or deleted person: 401 with ``WWW-Authenticate: Bearer`` (RFC 6750 §3,
+  ``error="invalid_token"`` when one was sent); a revoked or disabled one is audited
+  (``access.refused``);
 - valid token without the permission: 403, ``error="insufficient_scope"``, audited.
 Failed authentications count against a per-address limit (429 past it). The limit fails
 open: with Redis unreachable a bad token is still 401, with a log line.
@@ -14,9 +29,11 @@ open: with Redis unreachable a bad token is still 401, with a log line.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from typing import Any
+import uuid
+from typing import Any, Final
 
 import msgspec
 from litestar.connection import ASGIConnection
@@ -24,13 +41,25 @@ from litestar.handlers.base import BaseRouteHandler
 from redis.exceptions import RedisError
 
 from idp_common.audit import AuditEntry, record_audit
+from idp_common.change_stamp import StampWatch
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
 from idp_common.errors import PermissionDenied, RateLimited, Unauthenticated
+from idp_common.redis_batch import RedisBatch
+from idp_common.repos.permissions import person_is_active
+from idp_common.revocation import RevocationList
 from idp_common.web.caller import caller_ip, resources_of
+from idp_common.web.resources import Resources
 
 log = logging.getLogger("idp.guard")
 PERMISSION_OPT = "permission"
 SECURITY_SCHEME = "BearerToken"
+#: The change stamp bumped after a person is disabled or deleted (admin service).
+USERS_STAMP: Final = "users"
+#: How long a worker trusts "this person is active" without a stamp change.
+STANDING_TTL_SECONDS: Final = 5.0
+#: People a worker remembers at most (then it starts again).
+_STANDING_CAPACITY: Final = 10_000
+_STANDING_STATE: Final = "bearer_standing"
 
 
 class Caller(msgspec.Struct, frozen=True):
@@ -60,7 +89,67 @@ def _bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
     return token.strip()
 
 
-async def _refuse(connection: ASGIConnection[Any, Any, Any, Any], reason: str, sent: bool) -> None:
+def person_of(claims: dict[str, Any]) -> uuid.UUID | None:
+    """The person a token speaks for: ``sub`` when it is a user id and not the client's
+    own id (a client-credentials token, DESIGN.md)."""
+    subject = claims.get("sub")
+    if not isinstance(subject, str) or subject == claims.get("client_id"):
+        return None
+    try:
+        return uuid.UUID(subject)
+    except ValueError:
+        return None
+
+
+class TokenStanding:
+    """Whether a validated token still stands (see the module text). One per app."""
+
+    def __init__(self, resources: Resources) -> None:
+        prefix = resources.settings.redis_prefix
+        self._hot = resources.hot
+        self._revocations = RevocationList(resources.redis, prefix)
+        self._stamp = StampWatch(RedisBatch(resources.redis), prefix, USERS_STAMP)
+        self._active_until: dict[uuid.UUID, float] = {}
+
+    async def refusal(self, claims: dict[str, Any]) -> str | None:
+        """Why the token no longer stands (``"revoked"``, ``"subject inactive"``), or None."""
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not jti:
+            return "without jti"
+        person = person_of(claims)
+        if person is None:
+            return "revoked" if await self._revocations.is_revoked(jti) else None
+        revoked, moved = await asyncio.gather(
+            self._revocations.is_revoked(jti), self._stamp.changed()
+        )
+        if revoked:
+            return "revoked"
+        if moved:
+            self._active_until.clear()
+        now = time.monotonic()
+        if self._active_until.get(person, 0.0) > now:
+            return None
+        async with self._hot.connection() as conn:
+            active = await person_is_active(conn, person)
+        if not active:
+            return "subject inactive"
+        if len(self._active_until) >= _STANDING_CAPACITY:
+            self._active_until.clear()
+        self._active_until[person] = now + STANDING_TTL_SECONDS
+        return None
+
+
+def _standing(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenStanding:
+    state = connection.app.state
+    standing: TokenStanding | None = state.get(_STANDING_STATE)
+    if standing is None:
+        standing = TokenStanding(resources_of(connection))
+        state[_STANDING_STATE] = standing
+    return standing
+
+
+async def _count_failure(connection: ASGIConnection[Any, Any, Any, Any]) -> None:
+    """Count a failed authentication of the caller's address; 429 past the limit."""
     resources = resources_of(connection)
     try:
         result = await resources.limiter.hit(
@@ -76,14 +165,22 @@ async def _refuse(connection: ASGIConnection[Any, Any, Any, Any], reason: str, s
     else:
         if not result.allowed:
             raise RateLimited("too many failed authentications", retry_after=result.retry_after)
+
+
+def _unauthenticated(reason: str, sent: bool) -> Unauthenticated:
     challenge = 'Bearer realm="idp"'
     if sent:
         challenge += f', error="invalid_token", error_description="{reason}"'
-    raise Unauthenticated(
+    return Unauthenticated(
         f"access token {reason}" if sent else "bearer access token required",
         code="auth.invalid_token" if sent else "auth.missing_token",
         headers={"WWW-Authenticate": challenge},
     )
+
+
+async def _refuse(connection: ASGIConnection[Any, Any, Any, Any], reason: str, sent: bool) -> None:
+    await _count_failure(connection)
+    raise _unauthenticated(reason, sent)
 
 
 async def bearer_guard(
@@ -107,6 +204,11 @@ async def bearer_guard(
     except InvalidToken as exc:
         await _refuse(connection, exc.reason, sent=True)
         return
+    refusal = await _standing(connection).refusal(claims)
+    if refusal is not None:
+        await _count_failure(connection)
+        await _audit_refusal(connection, claims, refusal)
+        raise _unauthenticated(refusal, sent=True)
     scopes = frozenset(str(claims.get("scope", "")).split())
     caller = Caller(
         subject=str(claims.get("sub")),
@@ -145,6 +247,30 @@ async def _audit_denial(
         await record_audit(resources_of(connection).sessions, entry)
     except Exception as exc:  # the refusal stands even if the audit store is down
         log.error("audit write failed for access.denied (%s)", type(exc).__name__)
+
+
+async def _audit_refusal(
+    connection: ASGIConnection[Any, Any, Any, Any], claims: dict[str, Any], reason: str
+) -> None:
+    """A token that was valid once: who presented it is known, so the refusal is recorded
+    (by ``jti``, never the token)."""
+    entry = AuditEntry(
+        action="access.refused",
+        status_code=401,
+        ip=caller_ip(connection),
+        actor=str(claims.get("sub")),
+        detail={
+            "reason": reason,
+            "jti": claims.get("jti"),
+            "client_id": claims.get("client_id"),
+            "method": connection.scope.get("method"),
+            "path": connection.url.path,
+        },
+    )
+    try:
+        await record_audit(resources_of(connection).sessions, entry)
+    except Exception as exc:  # the refusal stands even if the audit store is down
+        log.error("audit write failed for access.refused (%s)", type(exc).__name__)
 
 
 def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:

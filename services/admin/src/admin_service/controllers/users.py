@@ -23,12 +23,14 @@ Decisions the spec leaves open:
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any, Final
 
 import msgspec
 from litestar import Controller, Request, delete, get, patch, post, put
 from litestar.params import JSONBody, Parameter
 from msgspec import UNSET, Meta, UnsetType
+from redis.exceptions import RedisError
 
 from admin_service.authority import (
     caller_holds,
@@ -39,6 +41,7 @@ from admin_service.authority import (
 )
 from admin_service.store import users as store
 from admin_service.store.roles import role_scope_values
+from idp_common.change_stamp import bump
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.password_policy import check_password
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_WRITE
@@ -49,8 +52,9 @@ from idp_common.repos.permissions import EffectiveScope, list_scope_sources
 from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
-from idp_common.web.guard import requires
+from idp_common.web.guard import USERS_STAMP, requires
 
+log = logging.getLogger("idp.admin.users")
 TARGET: Final = "user"
 READ_NOTE: Final = f"Needs `{SCOPE_IDP_USERS_READ}`."
 WRITE_NOTE: Final = f"Needs `{SCOPE_IDP_USERS_WRITE}`."
@@ -113,6 +117,17 @@ class PasswordReset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class EffectiveScopesRead(msgspec.Struct, frozen=True):
     items: list[EffectiveScope]
+
+
+async def _tell_guards(request: Request[Any, Any, Any]) -> None:
+    """After the commit: every bearer guard forgets which people it knew as active
+    (``idp_common.web.guard``), so the person's access tokens stop working at the next
+    request. If Redis cannot be told, the guards find out within five seconds."""
+    resources = resources_of(request)
+    try:
+        await bump(resources.redis, resources.settings.redis_prefix, USERS_STAMP)
+    except (RedisError, OSError) as exc:
+        log.error("could not announce a disabled or deleted person (%s)", type(exc).__name__)
 
 
 def _changes(data: JSONBody[UserUpdate]) -> dict[str, Any]:
@@ -226,6 +241,8 @@ class UsersController(Controller):
                 target=str(user.id),
                 detail={"fields": sorted(changes), "sessionsEnded": ended},
             )
+        if data.disabled is True:
+            await _tell_guards(request)
         return user
 
     @delete(
@@ -258,6 +275,7 @@ class UsersController(Controller):
                 status_code=204,
                 detail={"sessionsEnded": ended},
             )
+        await _tell_guards(request)
 
     @get(
         "/{user_id:str}/effective-scopes",
