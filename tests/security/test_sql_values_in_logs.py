@@ -100,13 +100,6 @@ def test_statement_parameters_stay_out_of_the_log(stack: Stack, admin: httpx.Cli
     assert HASH_MARK not in text, "a password hash reached the log"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PostgreSQL's DETAIL ('Failing row contains (...)') is part of the driver's "
-    "message, which hide_parameters does not touch; the central error logging "
-    "(idp_common.web.problems, not owned by this change) must redact it: see the "
-    "issue 19 report for attack 13",
-)
 def test_the_servers_failing_row_stays_out_of_the_log(stack: Stack, admin: httpx.Client) -> None:
     person = records.create_user(stack)
     name = f"refuse_{uuid.uuid4().hex[:8]}"

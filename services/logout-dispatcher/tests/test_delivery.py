@@ -34,7 +34,8 @@ TOKEN = "eyJhbGciOiJSUzI1NiJ9.eyJzaWQiOiJzIn0.c2lnbmF0dXJl"
 
 @pytest.fixture
 async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with new_http_client() as client:
+    """The receivers of these tests listen on 127.0.0.1 (SVC_BACKCHANNEL_ALLOW_PRIVATE)."""
+    async with new_http_client(allow_private=True) as client:
         yield client
 
 

@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
 
     @asynccontextmanager
     async def dispatching(_: Litestar) -> AsyncIterator[None]:
-        async with new_http_client() as http:
+        async with new_http_client(allow_private=settings.backchannel_allow_private) as http:
             fan_out = FanOut(
                 issuer=settings.issuer, keys=resources.keys, sessions=resources.sessions, http=http
             )

@@ -21,6 +21,7 @@ from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import AfterExceptionHookHandler, ControllerRouterHandler
 
+from idp_common import log_redaction
 from idp_common.config import Settings
 from idp_common.redis_durability import warn_about_redis
 from idp_common.web.drain import ASGIApp, DrainRequestBody
@@ -88,6 +89,7 @@ def configure_logging(settings: Settings) -> None:
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
+    log_redaction.install()  # PostgreSQL's DETAIL lines carry stored values
 
 
 def _check_redis(resources: Resources) -> Lifespan:
