@@ -17,8 +17,10 @@ from tests.harness.console import (
     Person,
     check_screen,
     create_first_admin,
+    fill_sign_in_page,
     new_person,
     sign_in,
+    wait_for_console,
 )
 from tests.harness.stack import Stack
 
@@ -298,3 +300,33 @@ def test_profile_values_are_typed_and_refused_next_to_their_field(
         page.get_by_role("form", name="Profile values").get_by_label("Desk floor")
     ).to_have_value("")
     assert page_log.problems(expected_statuses=[422]) == []
+
+
+def test_another_administrators_password_needs_two_factors(
+    stack: Stack, page: Page, page_log: PageLog
+) -> None:
+    """Issue #19, attack 8: an administrator without an authenticator who sets another
+    administrator's password is sent to sign in for two factors once; when that sign-in
+    can only give one (no authenticator), the console says what is missing instead of
+    sending them round again."""
+    admin = create_first_admin(stack)
+    other = create_first_admin(stack)
+    sign_in(page, stack, admin, "/console/admin/users")
+    search = page.get_by_role("search", name="Search users")
+    search.get_by_label("Email starts with").fill(other.email)
+    search.get_by_role("button", name="Search").click()
+    page.get_by_role("region", name="User list").get_by_role("link", name=other.email).click()
+
+    page.get_by_label("New password").fill(new_person().password)
+    _confirm(page, "Set password", "Set a new password?", "Set password")
+    expect(page).to_have_url(SIGN_IN_PAGE)  # the API asked for two factors
+    fill_sign_in_page(page, admin)  # the password is all this administrator has
+    wait_for_console(page)
+
+    page.get_by_label("New password").fill(new_person().password)
+    _confirm(page, "Set password", "Set a new password?", "Set password")
+    expect(
+        page.get_by_text(re.compile("needs a sign-in with your password and an authenticator code"))
+    ).to_be_visible()
+    expect(page).not_to_have_url(SIGN_IN_PAGE)
+    assert page_log.problems(expected_statuses=[403]) == []

@@ -8,7 +8,7 @@
  * - 403 with `error="insufficient_user_authentication"` (RFC 9470): the person is sent
  *   through sign-in again with the `max_age` the API asked for, and back to this screen.
  */
-import { beginSignIn, refreshTokens, signedIn } from "../auth/session";
+import { beginSignIn, levelOutOfReach, refreshTokens, signedIn } from "../auth/session";
 
 export interface FieldError {
   field: string;
@@ -54,6 +54,9 @@ export class Redirecting extends Error {
     this.name = "Redirecting";
   }
 }
+
+export const LEVEL_OUT_OF_REACH =
+  "This change needs a sign-in with your password and an authenticator code. Set up an authenticator under Your account, then sign in again with it and repeat the change.";
 
 export const STEP_UP_NOTICE =
   "You signed in again to confirm it is you. Please repeat the change you were making.";
@@ -152,6 +155,9 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   const maxAge = response.status === 403 ? stepUpMaxAge(response.headers.get("WWW-Authenticate")) : null;
   if (maxAge !== null) {
     const acrValues = stepUpAcrValues(response.headers.get("WWW-Authenticate"));
+    if (acrValues !== undefined && levelOutOfReach(acrValues, maxAge)) {
+      throw new ApiError(403, { status: 403, code: "console.level_out_of_reach", detail: LEVEL_OUT_OF_REACH });
+    }
     await beginSignIn(currentPath(), { maxAge, acrValues, notice: STEP_UP_NOTICE });
     throw new Redirecting();
   }

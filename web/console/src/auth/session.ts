@@ -13,6 +13,9 @@ import { randomToken, s256 } from "./pkce";
 const CLIENT_ID = "console";
 const PENDING_KEY = "console.pending-sign-in";
 const NOTICE_KEY = "console.notice";
+/** The `acr_values` the last sign-in asked for (RFC 9470 step-up), to notice one that
+ * the person cannot reach (two factors without an authenticator). */
+const ASKED_LEVELS_KEY = "console.asked-acr-values";
 
 /** Every scope the console can use; a token carries only those the person holds. */
 export const CONSOLE_SCOPES = [
@@ -112,7 +115,12 @@ export async function beginSignIn(returnTo: string, options: SignInOptions = {})
     code_challenge_method: "S256",
   });
   if (options.maxAge !== undefined) query.set("max_age", String(options.maxAge));
-  if (options.acrValues) query.set("acr_values", options.acrValues);
+  if (options.acrValues) {
+    query.set("acr_values", options.acrValues);
+    sessionStorage.setItem(ASKED_LEVELS_KEY, options.acrValues);
+  } else {
+    sessionStorage.removeItem(ASKED_LEVELS_KEY);
+  }
   if (options.prompt) query.set("prompt", options.prompt);
   window.location.assign(`/oauth2/authorize?${query.toString()}`);
 }
@@ -150,6 +158,19 @@ function readPending(): Pending | null {
     // fall through: a damaged entry is the same as none
   }
   return null;
+}
+
+/**
+ * True when the current sign-in is recent enough (within `maxAge` seconds) and was asked
+ * for exactly these `acr_values`, yet reached another level: signing in again would end
+ * the same way (for example two factors asked of a person with no authenticator).
+ */
+export function levelOutOfReach(acrValues: string, maxAge: number): boolean {
+  if (current === null || sessionStorage.getItem(ASKED_LEVELS_KEY) !== acrValues) return false;
+  const claims = claimsOf(current.idToken);
+  const authTime = typeof claims.auth_time === "number" ? claims.auth_time : 0;
+  const recent = Date.now() / 1000 - authTime <= maxAge;
+  return recent && !acrValues.split(" ").includes(text(claims.acr));
 }
 
 function claimsOf(jwt: string): Record<string, unknown> {
