@@ -13,8 +13,11 @@ Redis that forgets.
   forgot every revoked token. The Redis of ``make up`` (deploy/redis/idp-redis.conf)
   writes an append-only file; a revoked token stays revoked across a crash.
 
-(The last clause of this finding, a Redis outage turning a bad bearer token into a 500,
-is played by test_redis_outage_bearer.py.)
+- A Redis outage turned a bad bearer token at ``/admin/*`` or ``/entity/*`` into a 500:
+  the guard's failed-authentication count raised. The limiter now fails open (a log line
+  says the limit was not applied): a missing or bad token is 401, and a valid token, whose
+  revocation cannot be checked, is never a 500 (503 with ``Retry-After``). The services
+  here are real extra processes whose Redis address is a port where nothing listens.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from redis.asyncio import Redis
 
 from idp_common.revocation import RevocationList
 from idp_common.sessions import SessionStore
-from tests.harness import infra, oidc, records
+from tests.harness import infra, oidc, records, tokens
 from tests.harness.stack import ROOT, Stack
 from tests.integration.signin_fixtures import (
     create_client,
@@ -230,3 +233,38 @@ def test_revocations_and_sessions_survive_a_redis_crash(tmp_path: Path) -> None:
             first.kill()
     assert revoked, "the revoked token is valid again after the restart"
     assert alive, "the session ended with the restart"
+
+
+# --- a bad bearer token while Redis is down ---------------------------------------------
+
+ROUTES = {"admin": "/admin/audit", "entity": "/entity/profile"}
+SCOPES = {"admin": ["idp:audit:read"], "entity": ["idp:account:read"]}
+
+
+def start_without_redis(stack: Stack, service: str) -> str:
+    process = stack.start_service(
+        service, {"SVC_REDIS_URL": f"redis://127.0.0.1:{infra.closed_port()}/0"}
+    )
+    stack.wait_until_up(process, "/health/live")
+    return process.url
+
+
+@pytest.mark.parametrize("service", sorted(ROUTES))
+def test_a_bad_token_is_401_while_redis_is_down(extra_processes: Stack, service: str) -> None:
+    url = start_without_redis(extra_processes, service)
+    path = ROUTES[service]
+    with httpx.Client(base_url=url, timeout=15) as client:
+        for authorization in ("Bearer not.a.token", "Bearer", None):
+            headers = {"Authorization": authorization} if authorization else {}
+            answer = client.get(path, headers=headers)
+            assert answer.status_code == 401, (authorization, answer.status_code, answer.text)
+            assert answer.headers["content-type"] == "application/problem+json"
+            assert answer.headers["www-authenticate"].startswith("Bearer ")
+        # A token signed by the provider's key: the revocation list cannot be read, which is
+        # a dependency failure (503 with Retry-After) or, where nothing needs it, a success.
+        token = tokens.mint(extra_processes.key_dir, issuer=extra_processes.issuer,
+                            scopes=SCOPES[service])  # fmt: skip
+        valid = client.get(path, headers={"Authorization": f"Bearer {token}"})
+        assert valid.status_code != 500, valid.text
+        if valid.status_code == 503:
+            assert valid.headers["retry-after"]

@@ -10,23 +10,33 @@ pixels, or a face within 0.2 of a published one), a face alone is its own weaker
 sign-in that included the password or a one-time code: a face-only token gets 403
 ``insufficient_user_authentication`` naming the levels that will do, and a password
 sign-in then succeeds.
+
+The administration part: an administrator's token from a face-only sign-in (or any old
+one) could reset passwords, clear authenticators and grant scopes through ``/admin/*``.
+The administrator's sensitive writes (credential changes on anyone, the grant writes, a
+client's secret: docs/admin-api.md "Granting and credentials") now need a sign-in within
+``SVC_RECENT_SIGN_IN_MAX_AGE`` seconds that included the password or a one-time code; a
+face-only or old sign-in gets the RFC 9470 challenge and changes nothing.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import time
+import uuid
 from typing import Any
 
 import httpx
 import pytest
 from PIL import Image
 
-from tests.harness import oidc, records
+from idp_common.protocol.constants import ADMIN_SCOPES
+from tests.harness import oidc, records, tokens
 from tests.harness.faces import enrol_face, face
 from tests.harness.stack import Stack
 
-pytestmark = [pytest.mark.e2e, pytest.mark.face]
+pytestmark = pytest.mark.e2e
 ACCOUNT_WRITE = "idp:account:write"
 
 
@@ -86,6 +96,7 @@ def rescaled_copy(image: bytes) -> bytes:
     return out.getvalue()
 
 
+@pytest.mark.face
 def test_the_published_photo_does_not_sign_in_as_its_owner(stack: Stack) -> None:
     person = records.create_user(stack)
     enrol_face(stack, person, "biden1.jpg")
@@ -99,6 +110,7 @@ def test_the_published_photo_does_not_sign_in_as_its_owner(stack: Stack) -> None
         assert "svc_session" not in browser.cookies
 
 
+@pytest.mark.face
 def test_another_photo_of_the_person_still_signs_in(stack: Stack) -> None:
     person = records.create_user(stack)
     enrol_face(stack, person, "obama1.jpg")
@@ -121,6 +133,7 @@ def face_only_token(stack: Stack, person: records.TestUser) -> tuple[oidc.Browse
     return browser, oidc.exchange(stack, authorization, code)
 
 
+@pytest.mark.face
 def test_a_face_alone_does_not_unlock_credential_changes(stack: Stack) -> None:
     person = records.create_user(stack)
     enrol_face(stack, person, "kit_harington1.jpg")
@@ -181,3 +194,84 @@ def test_a_face_alone_does_not_unlock_credential_changes(stack: Stack) -> None:
     )
     browser.close()
     assert answer.status_code == 204, answer.text
+
+
+# --- the administration part ---------------------------------------------------------
+
+FACE_ONLY = {"amr": ["face"], "acr": "urn:idp:acr:face"}
+PASSWORD = {"amr": ["pwd"], "acr": "urn:idp:acr:1fa"}
+
+
+def call(stack: Stack, admin: str, method: str, path: str, json: Any = None, **claims: Any):
+    token = tokens.mint(
+        stack.key_dir, issuer=stack.issuer, scopes=ADMIN_SCOPES, subject=admin, **claims
+    )
+    headers = {"Authorization": f"Bearer {token}", "X-Forwarded-For": "198.18.2.2"}
+    return httpx.request(
+        method, stack.service_url("admin") + path, json=json, headers=headers, timeout=20
+    )
+
+
+def fingerprint(stack: Stack, user_id: str, client_id: str) -> dict[str, object]:
+    """What the writes below would change."""
+    key = uuid.UUID(user_id)
+    one = records.query
+    return {
+        "hash": one(stack, "SELECT hash FROM password_credentials WHERE user_id = $1", key),
+        "scopes": one(stack, "SELECT scope_id FROM user_scopes WHERE user_id = $1", key),
+        "user": one(stack, "SELECT email, disabled FROM users WHERE id = $1", key),
+        "secret": one(
+            stack,
+            "SELECT digest FROM client_secrets s JOIN clients c ON c.id = s.client_pk"
+            " WHERE c.client_id = $1",
+            client_id,
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "sign_in",
+    [
+        pytest.param(lambda now: {"auth_time": now, **FACE_ONLY}, id="face-only-just-now"),
+        pytest.param(lambda now: {"auth_time": now - 3600, **PASSWORD}, id="password-an-hour-ago"),
+        pytest.param(lambda now: {}, id="no-auth-time"),
+    ],
+)
+def test_sensitive_admin_writes_need_a_recent_secret(stack: Stack, sign_in: Any) -> None:
+    admin = records.create_user(stack, scopes=tuple(ADMIN_SCOPES)).id
+    person = records.create_user(stack)
+    app = records.create_client(stack)
+    writes = [
+        ("POST", f"/admin/users/{person.id}/reset-password", {"password": "another long one 99"}),
+        ("DELETE", f"/admin/users/{person.id}/totp", None),
+        ("DELETE", f"/admin/users/{person.id}/face", None),
+        (
+            "PATCH",
+            f"/admin/users/{person.id}",
+            {"email": f"new-{uuid.uuid4().hex[:6]}@example.com"},
+        ),
+        ("PATCH", f"/admin/users/{person.id}", {"disabled": True}),
+        # a grant that does not make the person an administrator (else: two factors)
+        ("PUT", f"/admin/users/{person.id}/scopes", {"scopes": ["idp:connections:read"]}),
+        ("POST", f"/admin/clients/{app.client_id}/rotate-secret", None),
+        ("PUT", f"/admin/clients/{app.client_id}/scopes", {"scopes": ["openid", "idp:audit:read"]}),
+        ("DELETE", f"/admin/users/{person.id}", None),
+    ]
+    before = fingerprint(stack, person.id, app.client_id)
+    claims = sign_in(int(time.time()))
+    for method, path, body in writes:
+        answer = call(stack, admin, method, path, body, **claims)
+        assert answer.status_code == 403, (method, path, answer.text)
+        assert answer.json()["code"] == "auth.insufficient_user_authentication"
+        challenge = answer.headers["www-authenticate"]
+        assert 'error="insufficient_user_authentication"' in challenge
+        assert "max_age=" in challenge
+        if claims.get("amr") == ["face"]:
+            assert "acr_values=" in challenge
+    assert fingerprint(stack, person.id, app.client_id) == before
+
+    # The same administrator, signed in with the password just now.
+    fresh = {"auth_time": int(time.time()), **PASSWORD}
+    for method, path, body in writes:
+        answer = call(stack, admin, method, path, body, **fresh)
+        assert answer.status_code in (200, 204), (method, path, answer.text)

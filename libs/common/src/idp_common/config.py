@@ -81,6 +81,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     face_min_size: int = 80  # smallest face accepted, in pixels of the normalised image
     face_workers: int = 0  # face model processes per service worker; 0: cores / workers
     face_signin: str = "first_factor"  # one of FACE_SIGNIN_MODES
+    # Face sign-in attempts per minute per caller address: each costs a decode and an
+    # embedding (0.1-0.4 s of a core), far more than a password (docs/security.md).
+    face_per_ip: int = 10
     # Authorization requests that may start a sign-in (a challenge in Redis) per minute per
     # caller address (docs/security.md "Throttling").
     challenge_per_ip: int = 60
@@ -287,6 +290,7 @@ def _validate_services(settings: Settings) -> list[str]:
         "auth_fail_per_ip",
         "recent_sign_in_max_age",
         "challenge_per_ip",
+        "face_per_ip",
     ):
         if getattr(settings, name) <= 0:
             problems.append(f"SVC_{name.upper()}: must be positive")

@@ -31,6 +31,7 @@ from idp_common.db.models import (
     GroupRole,
     PasswordCredential,
     PasswordResetToken,
+    PhotoFingerprint,
     ProfileField,
     ProfileValue,
     RefreshToken,
@@ -347,6 +348,7 @@ async def _populate(sessions: async_sessionmaker[AsyncSession]) -> dict[str, uui
         TotpCredential(user_id=user.id, secret_encrypted=b"secret"),
         TotpRecoveryCode(user_id=user.id, code_digest=b"code"),
         FaceTemplate(user_id=user.id, template_encrypted=b"face"),
+        PhotoFingerprint(user_id=user.id, pixel_digest=b"pixels", embedding_encrypted=None),
         PasswordResetToken(token_digest=b"reset", user_id=user.id, expires_at=soon),
         ClientSecret(client_pk=client.id, digest=b"digest"),
         ClientScope(client_pk=client.id, scope_id=scope.id),
@@ -424,7 +426,14 @@ async def _counts(
     [
         (
             "users",
-            {"profile_values", "user_roles", "group_members", "user_scopes", "consents"},
+            {
+                "profile_values",
+                "user_roles",
+                "group_members",
+                "user_scopes",
+                "consents",
+                "photo_fingerprints",
+            },
         ),
         ("clients", {"client_secrets", "client_scopes", "consents", "refresh_tokens"}),
         ("roles", {"role_scopes", "user_roles", "group_roles"}),

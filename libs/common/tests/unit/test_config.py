@@ -56,6 +56,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "face_workers": ("3", 3),
     "face_signin": ("second_factor", "second_factor"),
     "challenge_per_ip": ("30", 30),
+    "face_per_ip": ("20", 20),
     "logout_confirmation": ("yes", True),
     "backchannel_allow_private": ("1", True),
     "session_cookie_host_prefix": ("true", True),

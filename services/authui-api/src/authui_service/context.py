@@ -25,9 +25,7 @@ from idp_common.web.dependency_errors import is_dependency_failure
 from idp_common.web.resources import Resources
 
 STATE_KEY = "signin"
-#: Face sign-in attempts per minute per caller address: each costs a decode and an
-#: embedding (0.1-0.4 s of a core), far more than a password check (docs/security.md).
-BIOMETRIC_PER_IP: Final = 10
+#: The window of ``SVC_FACE_PER_IP`` (face sign-in attempts per caller address).
 BIOMETRIC_WINDOW_SECONDS: Final = 60
 log = logging.getLogger("idp.signin")
 
@@ -60,8 +58,9 @@ class SigninContext:
         task.add_done_callback(self._background.discard)
 
     async def limit_biometric(self, ip: str) -> None:
-        """Face sign-in attempts per address, on top of ``TOKEN_PER_IP``."""
-        await self._limit("face_ip", ip, BIOMETRIC_PER_IP, BIOMETRIC_WINDOW_SECONDS)
+        """``SVC_FACE_PER_IP`` face sign-in attempts a minute per address, on top of
+        ``TOKEN_PER_IP``: each costs a decode and an embedding in a model process."""
+        await self._limit("face_ip", ip, self.settings.face_per_ip, BIOMETRIC_WINDOW_SECONDS)
 
     async def limit_signin(self, ip: str) -> None:
         """Spec §8 ``TOKEN_PER_IP`` on the password routes: 429 past it."""

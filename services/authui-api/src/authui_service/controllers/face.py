@@ -17,8 +17,8 @@ template (``SVC_FACE_SIGNIN`` says where in the sign-in it may be used):
 Order of checks, so that the answer says nothing about the account that the image does
 not already say, and the costly work comes last:
 
-1. the per-address limits (``TOKEN_PER_IP``, and :data:`~authui_service.context.BIOMETRIC_PER_IP`
-   face attempts a minute) and the account's throttle read (nothing counted yet);
+1. the per-address limits (``TOKEN_PER_IP``, and ``SVC_FACE_PER_IP`` face attempts a
+   minute, 10 by default) and the account's throttle read (nothing counted yet);
 2. the image: its pixel count from the header, then decoded and embedded in a model
    process (a 422 naming ``image``: unreadable, too many pixels, no face, several,
    too small, too blurry), before the account is looked up;
