@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 
+from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness import tokens
 from tests.harness.records import query
 from tests.harness.stack import Stack
@@ -49,6 +50,21 @@ def create_administrator(stack: Stack, scopes: Sequence[str]) -> str:
         list(scopes),
     )
     return str(rows[0]["id"])
+
+
+def signed_in_administrator(stack: Stack) -> tuple[str, str]:
+    """A real person holding every administration scope, and a token of theirs from a
+    two-factor sign-in just now (what the sensitive administration routes ask for)."""
+    person = create_administrator(stack, ADMIN_SCOPES)
+    token = tokens.mint(
+        stack.key_dir,
+        issuer=stack.issuer,
+        scopes=ADMIN_SCOPES,
+        subject=person,
+        auth_time=int(time.time()),
+        **TWO_FACTOR_SIGN_IN,
+    )
+    return person, token
 
 
 def fresh_address() -> str:

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness import oidc, records, tokens
+from tests.harness import oidc, records
+from tests.harness.api import signed_in_administrator
 from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
 
@@ -39,16 +39,7 @@ OFF = {"SVC_BACKCHANNEL_ALLOW_PRIVATE": "false"}
 
 def admin_headers(stack: Stack) -> dict[str, str]:
     """A real administrator, signed in just now with two factors."""
-    admin = records.create_user(stack, scopes=tuple(ADMIN_SCOPES))
-    token = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=ADMIN_SCOPES,
-        subject=admin.id,
-        auth_time=int(time.time()),
-        amr=["pwd", "otp", "mfa"],
-        acr="urn:idp:acr:2fa",
-    )
+    _, token = signed_in_administrator(stack)
     return {"Authorization": f"Bearer {token}", "X-Forwarded-For": "198.18.10.1"}
 
 

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness import records, tokens
+from tests.harness import records
+from tests.harness.api import signed_in_administrator
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
 
@@ -56,17 +56,7 @@ def get(stack: Stack, service: str, path: str, token: str) -> httpx.Response:
 
 def administrator(stack: Stack) -> tuple[str, str]:
     """A real administrator and a token of theirs, signed in just now with two factors."""
-    person = records.create_user(stack, scopes=tuple(ADMIN_SCOPES))
-    token = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=ADMIN_SCOPES,
-        subject=person.id,
-        auth_time=int(time.time()),
-        amr=["pwd", "otp", "mfa"],
-        acr="urn:idp:acr:2fa",
-    )
-    return person.id, token
+    return signed_in_administrator(stack)
 
 
 def admin_call(stack: Stack, token: str, method: str, path: str, json: object = None) -> int:

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness import records, tokens
+from tests.harness import records
+from tests.harness.api import signed_in_administrator
 from tests.harness.stack import Process, Stack
 
 pytestmark = pytest.mark.integration
@@ -54,16 +54,7 @@ def wait_for(process: Process, offset: int, needle: str) -> str:
 
 @pytest.fixture
 def admin(stack: Stack) -> Iterator[httpx.Client]:
-    person = records.create_user(stack, scopes=tuple(ADMIN_SCOPES))
-    token = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=ADMIN_SCOPES,
-        subject=person.id,
-        auth_time=int(time.time()),
-        amr=["pwd", "otp", "mfa"],
-        acr="urn:idp:acr:2fa",
-    )
+    _, token = signed_in_administrator(stack)
     headers = {"Authorization": f"Bearer {token}", "X-Forwarded-For": "198.18.13.13"}
     with httpx.Client(base_url=stack.service_url("admin"), headers=headers, timeout=20) as c:
         yield c

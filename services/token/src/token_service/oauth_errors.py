@@ -26,7 +26,11 @@ from idp_common.protocol.rfc6749_errors import (
     ServerError,
     TemporarilyUnavailable,
 )
-from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS, is_dependency_failure
+from idp_common.web.dependency_errors import (
+    RETRY_AFTER_SECONDS,
+    is_dependency_failure,
+    log_failure,
+)
 
 log = logging.getLogger("idp.oauth2")
 
@@ -77,15 +81,9 @@ def dependency_unavailable() -> TemporarilyUnavailable:
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    log_failure(log, request.method, request.url.path, exc)
     if is_dependency_failure(exc):
-        log.warning(
-            "dependency unavailable on %s %s (%s)",
-            request.method,
-            request.url.path,
-            type(exc).__name__,
-        )
         return oauth_error_response(dependency_unavailable())
-    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return oauth_error_response(ServerError())
 
 

@@ -14,13 +14,14 @@ causes is examined.
 
 from __future__ import annotations
 
+import logging
 from typing import Final
 
 import asyncpg.exceptions as pg
 import redis.exceptions as redis_errors
 import sqlalchemy.exc as sa
 
-__all__ = ["RETRY_AFTER_SECONDS", "is_dependency_failure"]
+__all__ = ["RETRY_AFTER_SECONDS", "is_dependency_failure", "log_failure"]
 
 #: What a client is told to wait: about the time a restarted server needs to accept again.
 RETRY_AFTER_SECONDS: Final = 5
@@ -69,3 +70,12 @@ def _closed_connection(exc: BaseException | None) -> bool:
     """asyncpg's ``InterfaceError: connection is closed`` (other interface errors are
     bugs: an operation already in progress, a bad argument)."""
     return isinstance(exc, pg.InterfaceError) and "closed" in str(exc)
+
+
+def log_failure(log: logging.Logger, method: str, path: str, exc: BaseException) -> None:
+    """One line for a request that failed unexpectedly: a failed dependency as a warning
+    naming its kind (no stack: it is not a bug), anything else as an error with its stack."""
+    if is_dependency_failure(exc):
+        log.warning("dependency unavailable on %s %s (%s)", method, path, type(exc).__name__)
+    else:
+        log.error("unhandled error on %s %s", method, path, exc_info=exc)

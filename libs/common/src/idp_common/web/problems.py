@@ -21,7 +21,11 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
 from idp_common.errors import Conflict, DomainError, FieldError, InvalidArgument
-from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS, is_dependency_failure
+from idp_common.web.dependency_errors import (
+    RETRY_AFTER_SECONDS,
+    is_dependency_failure,
+    log_failure,
+)
 
 PROBLEM_JSON = "application/problem+json"
 #: msgspec names the member in the message when an object lacks one or has a stranger.
@@ -109,15 +113,9 @@ def dependency_unavailable(request: Request[Any, Any, Any]) -> Response[dict[str
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    log_failure(log, request.method, request.url.path, exc)
     if is_dependency_failure(exc):
-        log.warning(
-            "dependency unavailable on %s %s (%s)",
-            request.method,
-            request.url.path,
-            type(exc).__name__,
-        )
         return dependency_unavailable(request)
-    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem_response(
         request,
         status=500,
