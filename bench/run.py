@@ -712,7 +712,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="Granian workers (token, authui)")
     parser.add_argument("--wrk-threads", type=int, default=1)
     parser.add_argument("--procs", type=int, default=1, help="Python generator processes")
-    parser.add_argument("--users", type=int, default=4)
+    parser.add_argument(
+        "--users",
+        type=int,
+        default=64,
+        help="people signing in: one per connection at c=64, as many people sign in at once; "
+        "the account throttle evaluates at most 5 attempts of one account at a time",
+    )
     parser.add_argument(
         "--probe-ms",
         type=float,

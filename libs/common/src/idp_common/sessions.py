@@ -38,6 +38,7 @@ import hmac
 import secrets
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, cast
 
 import msgspec
@@ -45,6 +46,7 @@ from redis.asyncio import Redis
 
 from idp_common.protocol.oidc_core_claims import session_sid
 from idp_common.redis_batch import RedisBatch
+from idp_common.turn_batch import TurnBatch
 
 SESSION_IDLE_SECONDS = 24 * 3600
 CHALLENGE_SECONDS = 600
@@ -119,16 +121,30 @@ _member_decoder = msgspec.json.Decoder(tuple[str, str])
 #: The member of ``session-apps:<sid>`` whose score is the session's last activity.
 _SEEN = "~seen"
 
-# KEYS: session, session-apps; ARGV: ttl, now (ms), member ("" for none), the ~seen member.
-# EXPIRE answers 0 for a key that is gone: an ended session is left alone. GT: the latest
-# moment stays, whichever touch arrives last.
+# KEYS: pairs of (session, session-apps); ARGV: ttl, the ~seen member, then per pair: now
+# (ms), member ("" for none). EXPIRE answers 0 for a key that is gone: an ended session is
+# left alone. GT: the latest moment stays, whichever touch arrives last.
 _TOUCH = """
-if redis.call('EXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[3]) end
-redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[4])
-redis.call('EXPIRE', KEYS[2], ARGV[1])
-return 1
+for i = 1, #KEYS / 2 do
+  local session, apps = KEYS[2 * i - 1], KEYS[2 * i]
+  local now, member = ARGV[2 * i + 1], ARGV[2 * i + 2]
+  if redis.call('EXPIRE', session, ARGV[1]) == 1 then
+    if member ~= '' then redis.call('ZADD', apps, 'NX', now, member) end
+    redis.call('ZADD', apps, 'GT', now, ARGV[2])
+    redis.call('EXPIRE', apps, ARGV[1])
+  end
+end
+return 0
 """
+
+
+@dataclass(frozen=True)
+class _Touch:
+    session_key: str
+    apps_key: str
+    moment_ms: int
+    member: bytes
+
 
 # KEYS: old session, old apps, new session, new apps, the person's index.
 # ARGV: ttl, index ttl, new JSON (continued), new JSON (fresh), new sid, old sid, now (ms),
@@ -163,6 +179,9 @@ class SessionStore:
         self.prefix = prefix
         self._batch = RedisBatch(redis)
         self._touch_script = redis.register_script(_TOUCH)
+        # The touches of one loop turn (a busy authorize endpoint issues many codes at
+        # once) go to Redis as one script call.
+        self._touches: TurnBatch[_Touch, None] = TurnBatch(self._send_touches)
         self._continue_script = redis.register_script(_CONTINUE)
 
     def _session_key(self, sid: str) -> str:
@@ -304,10 +323,17 @@ class SessionStore:
             member = _member_codec.encode((client_id, record.sid))
             if client_id not in record.clients:
                 record.clients.append(client_id)
-        await self._touch_script(
-            keys=[self._session_key(record.sid), self._apps_key(record.sid)],
-            args=[SESSION_IDLE_SECONDS, moment_ms, member, _SEEN],
-        )
+        touch = _Touch(self._session_key(record.sid), self._apps_key(record.sid), moment_ms, member)
+        await self._touches.submit(touch)
+
+    async def _send_touches(self, touches: list[_Touch]) -> list[None]:
+        keys: list[str] = []
+        args: list[str | int | bytes] = [SESSION_IDLE_SECONDS, _SEEN]
+        for touch in touches:
+            keys += [touch.session_key, touch.apps_key]
+            args += [touch.moment_ms, touch.member]
+        await self._touch_script(keys=keys, args=args)
+        return [None] * len(touches)
 
     async def list_sessions(self, user_id: str) -> list[BrowserSession]:
         """Live sessions of a person, with their applications; index entries of expired
