@@ -49,6 +49,9 @@ from idp_common.redis_batch import RedisBatch
 from idp_common.turn_batch import TurnBatch
 
 SESSION_IDLE_SECONDS = 24 * 3600
+#: Re-authentications one browser session may go through under new ids (see
+#: :attr:`BrowserSession.can_continue`).
+MAX_CONTINUATIONS = 16
 CHALLENGE_SECONDS = 600
 #: How long the "Sign out?" page's one-time token stays good (``/oauth2/logout``).
 LOGOUT_CONFIRMATION_SECONDS = 600
@@ -84,6 +87,14 @@ class BrowserSession(msgspec.Struct, kw_only=True, omit_defaults=True):
     def all_sids(self) -> list[str]:
         """Every sid this session has had: refresh tokens carry any of them."""
         return [self.sid, *self.previous_sids]
+
+    @property
+    def can_continue(self) -> bool:
+        """A re-authentication may continue this session under a new id: it has had fewer
+        than :data:`MAX_CONTINUATIONS` ids. Past that, it ends like any replaced session
+        (with the logout fan-out) and a fresh one starts, so that no session carries an
+        ever longer list of ids, nor its applications one logout token per id."""
+        return len(self.previous_sids) < MAX_CONTINUATIONS
 
 
 class Challenge(msgspec.Struct, kw_only=True):

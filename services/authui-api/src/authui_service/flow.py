@@ -97,8 +97,11 @@ async def finish_authentication(
     previous = await ctx.store.get_session(request.cookies.get(ctx.settings.session_cookie_name))
     # The same person signing in again (a step-up, prompt=login, max_age) continues the
     # session under a new id, keeping its applications and telling none of them; another
-    # person's session ends with the logout fan-out (issue #19, attack 18).
-    same_person = previous is not None and previous.user_id == str(user.id)
+    # person's session ends with the logout fan-out (issue #19, attack 18), as does one
+    # that has already been continued MAX_CONTINUATIONS times.
+    same_person = (
+        previous is not None and previous.user_id == str(user.id) and previous.can_continue
+    )
     async with ctx.resources.sessions.begin() as db:
         if previous is not None and not same_person:
             await end_sessions(
