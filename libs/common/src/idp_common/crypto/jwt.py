@@ -44,7 +44,10 @@ __all__ = [
     "InvalidToken",
     "access_token_claims",
     "check_claims",
+    "numeric_date",
     "sign_jwt",
+    "token_type",
+    "typ_matches",
     "verify_jwt",
     "verify_signature",
 ]
@@ -114,7 +117,14 @@ def _read_header(token: str) -> tuple[dict[str, Any], str]:
     return header, kid
 
 
-def _typ_matches(actual: Any, expected: str) -> bool:
+def token_type(token: str) -> Any:
+    """The ``typ`` of ``token``'s protected header, read with the same strict parsing as
+    :func:`verify_signature` (call that first: the header is not trusted before)."""
+    header, _ = _read_header(token)
+    return header.get("typ")
+
+
+def typ_matches(actual: Any, expected: str) -> bool:
     """RFC 9068 §4, RFC 8725 §3.11: ``typ`` case-insensitive, ``application/`` optional."""
     if not isinstance(actual, str):
         return False
@@ -126,7 +136,9 @@ def _typ_matches(actual: Any, expected: str) -> bool:
     return canonical(actual) == canonical(expected)
 
 
-def _numeric_date(claims: Mapping[str, Any], name: str, *, required: bool) -> float | None:
+def numeric_date(claims: Mapping[str, Any], name: str, *, required: bool) -> float | None:
+    """RFC 7519 §2 NumericDate ``name`` of ``claims`` (None when absent and not
+    ``required``); :class:`InvalidToken` when missing or not a finite number."""
     value = claims.get(name)
     if value is None:
         if required:
@@ -151,13 +163,13 @@ def _check_claims(
         audience_ok = False
     if not audience_ok:
         raise InvalidToken("wrong audience")
-    exp = _numeric_date(claims, "exp", required=True)
+    exp = numeric_date(claims, "exp", required=True)
     if exp is not None and exp <= now - leeway:
         raise InvalidToken("expired")
-    nbf = _numeric_date(claims, "nbf", required=False)
+    nbf = numeric_date(claims, "nbf", required=False)
     if nbf is not None and nbf > now + leeway:
         raise InvalidToken("not yet valid")
-    iat = _numeric_date(claims, "iat", required=False)
+    iat = numeric_date(claims, "iat", required=False)
     if iat is not None and iat > now + leeway:
         raise InvalidToken("issued in the future")
 
@@ -201,7 +213,7 @@ def verify_signature(token: str, key_set: KeySet, *, typ: str | None = None) -> 
         raise InvalidToken("malformed") from exc
     except (ValueError, TypeError) as exc:
         raise InvalidToken("malformed") from exc
-    if typ is not None and not _typ_matches(header.get("typ"), typ):
+    if typ is not None and not typ_matches(header.get("typ"), typ):
         raise InvalidToken("wrong token type")
     try:
         claims = json.loads(verified.payload)

@@ -25,16 +25,18 @@ Errors raise :class:`InvalidIdTokenHint`, whose ``reason`` is short and safe to 
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import math
 from collections.abc import Mapping
 from typing import Any, Final
 
 import msgspec
 
-from idp_common.crypto.jwt import InvalidToken, verify_signature
+from idp_common.crypto.jwt import (
+    InvalidToken,
+    numeric_date,
+    token_type,
+    typ_matches,
+    verify_signature,
+)
 from idp_common.crypto.keys import KeySet
 from idp_common.protocol.constants import JWT_TYP_ID_TOKEN
 
@@ -51,7 +53,6 @@ __all__ = [
 EXPIRED_GRACE_SECONDS: Final = 24 * 3600
 #: How far in the future ``iat`` and ``nbf`` may be (clocks of several hosts).
 CLOCK_SKEW_SECONDS: Final = 60
-_MEDIA_TYPE_PREFIX: Final = "application/"
 
 
 class InvalidIdTokenHint(Exception):
@@ -84,9 +85,10 @@ def verify_id_token_hint(
     the request names, if it names one."""
     try:
         claims = verify_signature(token, keys)
+        typ = token_type(token)
     except InvalidToken as exc:
         raise InvalidIdTokenHint(exc.reason) from exc
-    if not _is_id_token_type(_header(token).get("typ")) or "events" in claims:
+    if not (typ is None or typ_matches(typ, JWT_TYP_ID_TOKEN)) or "events" in claims:
         raise InvalidIdTokenHint("not an ID token")
     if claims.get("iss") != issuer:
         raise InvalidIdTokenHint("wrong issuer")
@@ -102,26 +104,6 @@ def verify_id_token_hint(
         sid=sid if isinstance(sid, str) else None,
         expired=expired,
     )
-
-
-def _header(token: str) -> dict[str, Any]:
-    """The protected header; its signature was verified already."""
-    segment = token.split(".", 1)[0]
-    try:
-        header = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
-    except (ValueError, binascii.Error) as exc:
-        raise InvalidIdTokenHint("malformed") from exc
-    if not isinstance(header, dict):
-        raise InvalidIdTokenHint("malformed")
-    return header
-
-
-def _is_id_token_type(typ: Any) -> bool:
-    if typ is None:
-        return True
-    if not isinstance(typ, str):
-        return False
-    return typ.lower().removeprefix(_MEDIA_TYPE_PREFIX) == JWT_TYP_ID_TOKEN.lower()
 
 
 def _audience(claims: Mapping[str, Any], client_id: str | None) -> str:
@@ -144,12 +126,10 @@ def _audience(claims: Mapping[str, Any], client_id: str | None) -> str:
 
 
 def _number(claims: Mapping[str, Any], name: str) -> float | None:
-    value = claims.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidIdTokenHint(f"invalid {name}")
-    return float(value)
+    try:
+        return numeric_date(claims, name, required=False)
+    except InvalidToken as exc:
+        raise InvalidIdTokenHint(exc.reason) from exc
 
 
 def _check_times(claims: Mapping[str, Any], *, now: int, grace: int) -> bool:
