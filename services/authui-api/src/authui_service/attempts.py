@@ -16,7 +16,6 @@ from litestar import Request
 from authui_service import flow
 from authui_service.context import SigninContext
 from authui_service.throttle import Verdict, delay_after, factor_subject
-from idp_common.audit import AuditEntry
 from idp_common.errors import RateLimited
 from idp_common.mail import build_message, send_mail
 from idp_common.repos.users import UserRecord
@@ -108,17 +107,9 @@ async def second_factor_failed(
     if verdict.failures < policy.free:
         return
     delay = delay_after(verdict.failures, policy)
-    await flow.audit(
-        ctx,
-        request,
-        AuditEntry(
-            action="second_factor.locked",
-            status_code=429,
-            actor=str(user.id),
-            target_type="client",
-            target=challenge.client_id,
-            detail={"factor": factor, "failures": verdict.failures, "retry_after": delay},
-        ),
+    detail = {"factor": factor, "failures": verdict.failures, "retry_after": delay}
+    await flow.audit_step(
+        ctx, request, challenge, "second_factor.locked", 429, actor=str(user.id), detail=detail
     )
     notice_key = f"{ctx.settings.redis_prefix}factor-notice:{factor}:{user.id}"
     if await ctx.store.redis.set(notice_key, b"1", nx=True, ex=NOTICE_EVERY_SECONDS):
@@ -169,12 +160,5 @@ async def _refused(
     detail: dict[str, object] = {"retry_after": verdict.retry_after}
     if factor is not None:
         detail["factor"] = factor
-    entry = AuditEntry(
-        action=action,
-        status_code=429,
-        actor=None if actor is None else str(actor.id),
-        target_type="client",
-        target=challenge.client_id,
-        detail=detail,
-    )
-    await flow.audit(ctx, request, entry)
+    actor_id = None if actor is None else str(actor.id)
+    await flow.audit_step(ctx, request, challenge, action, 429, actor=actor_id, detail=detail)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +86,29 @@ async def audit(ctx: SigninContext, request: AnyRequest, entry: AuditEntry) -> N
     await record_audit(
         ctx.resources.sessions, msgspec.structs.replace(entry, ip=caller_ip(request))
     )
+
+
+async def audit_step(
+    ctx: SigninContext,
+    request: AnyRequest,
+    challenge: Challenge,
+    action: str,
+    status_code: int,
+    *,
+    actor: str | None,
+    detail: Mapping[str, object] | None = None,
+) -> None:
+    """:func:`audit` of a decision about a sign-in step: the target is the challenge's
+    client."""
+    entry = AuditEntry(
+        action=action,
+        status_code=status_code,
+        actor=actor,
+        target_type="client",
+        target=challenge.client_id,
+        detail=dict(detail or {}),
+    )
+    await audit(ctx, request, entry)
 
 
 async def finish_authentication(

@@ -282,18 +282,8 @@ async def refuse_credentials(
 ) -> NoReturn:
     """A failed first factor (already counted by the account throttle), audited
     ``login.failed`` with ``detail``, and one 401 whatever the cause."""
-    await flow.audit(
-        ctx,
-        request,
-        AuditEntry(
-            action="login.failed",
-            status_code=401,
-            actor=None if user is None else str(user.id),
-            target_type="client",
-            target=challenge.client_id,
-            detail=detail,
-        ),
-    )
+    actor = None if user is None else str(user.id)
+    await flow.audit_step(ctx, request, challenge, "login.failed", 401, actor=actor, detail=detail)
     raise Unauthenticated(WRONG_CREDENTIALS, code="auth.invalid_credentials")
 
 
@@ -325,16 +315,8 @@ async def _code_accepted(ctx: SigninContext, user: UserRecord, code: str, key: b
 async def _recovery_code_used(
     ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord
 ) -> None:
-    await flow.audit(
-        ctx,
-        request,
-        AuditEntry(
-            action="totp.recovery_code_used",
-            status_code=200,
-            actor=str(user.id),
-            target_type="client",
-            target=challenge.client_id,
-        ),
+    await flow.audit_step(
+        ctx, request, challenge, "totp.recovery_code_used", 200, actor=str(user.id)
     )
 
 
@@ -349,17 +331,9 @@ async def _wrong_code(
     of one challenge ends it (the person starts again)."""
     challenge.failed_codes += 1
     ended = challenge.failed_codes >= MAX_WRONG_CODES
-    await flow.audit(
-        ctx,
-        request,
-        AuditEntry(
-            action="totp.failed",
-            status_code=401,
-            actor=str(user.id),
-            target_type="client",
-            target=challenge.client_id,
-            detail={"failures": challenge.failed_codes, "challenge_ended": ended},
-        ),
+    detail = {"failures": challenge.failed_codes, "challenge_ended": ended}
+    await flow.audit_step(
+        ctx, request, challenge, "totp.failed", 401, actor=str(user.id), detail=detail
     )
     await second_factor_failed(ctx, request, CODE, user, challenge, verdict)
     if ended:
