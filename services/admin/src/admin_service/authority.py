@@ -22,7 +22,6 @@ transaction of its own since the write's own transaction rolls back.
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 from collections.abc import Iterable
@@ -33,7 +32,7 @@ from litestar.handlers.base import BaseRouteHandler
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from admin_service.store.clients import client_scope_values
-from idp_common.audit import AuditEntry, record_audit
+from idp_common.audit import AuditEntry, record_refusal
 from idp_common.errors import PermissionDenied
 from idp_common.protocol.grant_authority import admin_scopes_of, scopes_not_held
 from idp_common.repos.users import effective_scopes
@@ -41,7 +40,6 @@ from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import Caller, current_caller, requires
 from idp_common.web.recent_auth import check_recent_sign_in
 
-log = logging.getLogger("idp.admin.authority")
 Connection = ASGIConnection[Any, Any, Any, Any]
 
 __all__ = [
@@ -104,10 +102,7 @@ async def _refuse(
         target=target,
         detail=detail,
     )
-    try:
-        await record_audit(resources_of(connection).sessions, entry)
-    except Exception as exc:  # the refusal stands even if the audit store is down
-        log.error("audit write failed for access.denied (%s)", type(exc).__name__)
+    await record_refusal(resources_of(connection).sessions, entry)
     return error
 
 

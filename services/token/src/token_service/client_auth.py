@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from idp_common.audit import AuditEntry, record_audit
+from idp_common.audit import AuditEntry, record_refusal
 from idp_common.protocol.constants import CLIENT_AUTH_NONE
 from idp_common.protocol.rfc6749_client_auth import (
     ClientCredentials,
@@ -91,7 +91,4 @@ async def _audit_failure(deps: GrantDeps, credentials: ClientCredentials, reason
         target=credentials.client_id[:100],
         detail=detail,
     )
-    try:
-        await record_audit(deps.ctx.resources.sessions, entry)
-    except Exception as exc:  # the refusal stands even if the audit store is down
-        log.error("audit write failed for %s (%s)", entry.action, type(exc).__name__)
+    await record_refusal(deps.ctx.resources.sessions, entry)

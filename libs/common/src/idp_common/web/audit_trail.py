@@ -15,7 +15,6 @@ Rows carry identifiers and field names only: never a password, secret or token.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from litestar import Request
@@ -23,12 +22,11 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import Scope
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.audit import AuditEntry, record_audit, write_audit
+from idp_common.audit import AuditEntry, record_refusal, write_audit
 from idp_common.errors import Conflict, DomainError, InvalidArgument
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller
 
-log = logging.getLogger("idp.audit_trail")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -91,7 +89,4 @@ async def audit_refused_write(exc: Exception, scope: Scope) -> None:
         target=target,
         detail=detail,
     )
-    try:
-        await record_audit(resources_of(request).sessions, entry)
-    except Exception as error:  # the refusal stands even if the audit store is down
-        log.error("audit write failed for a refused write (%s)", type(error).__name__)
+    await record_refusal(resources_of(request).sessions, entry)

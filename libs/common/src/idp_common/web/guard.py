@@ -40,7 +40,7 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from redis.exceptions import RedisError
 
-from idp_common.audit import AuditEntry, record_audit
+from idp_common.audit import AuditEntry, record_refusal
 from idp_common.change_stamp import StampWatch
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
 from idp_common.errors import PermissionDenied, RateLimited, Unauthenticated
@@ -243,10 +243,7 @@ async def _audit_denial(
             "client_id": caller.client_id,
         },
     )
-    try:
-        await record_audit(resources_of(connection).sessions, entry)
-    except Exception as exc:  # the refusal stands even if the audit store is down
-        log.error("audit write failed for access.denied (%s)", type(exc).__name__)
+    await record_refusal(resources_of(connection).sessions, entry)
 
 
 async def _audit_refusal(
@@ -267,10 +264,7 @@ async def _audit_refusal(
             "path": connection.url.path,
         },
     )
-    try:
-        await record_audit(resources_of(connection).sessions, entry)
-    except Exception as exc:  # the refusal stands even if the audit store is down
-        log.error("audit write failed for access.refused (%s)", type(exc).__name__)
+    await record_refusal(resources_of(connection).sessions, entry)
 
 
 def current_caller(connection: ASGIConnection[Any, Any, Any, Any]) -> Caller:
