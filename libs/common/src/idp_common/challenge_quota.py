@@ -28,20 +28,17 @@ Redis errors propagate (the challenge could not have been stored either).
 
 from __future__ import annotations
 
-import hashlib
-import re
 from typing import Any, Final
 
 from redis.asyncio import Redis
 
+from idp_common.ratelimit import key_part
 from idp_common.sessions import CHALLENGE_SECONDS
 
 __all__ = ["CHALLENGES_PER_ADDRESS", "ChallengeQuota", "address_index_key"]
 
 #: Live challenges one caller address may hold; a newer one pushes out the oldest.
 CHALLENGES_PER_ADDRESS: Final = 50
-
-_PLAIN: Final = re.compile(r"[A-Za-z0-9.:_-]{1,64}")
 
 # KEYS[1]: the address's index. ARGV: challenge id, lifetime (s), bound, challenge key
 # prefix. Returns how many challenges were deleted.
@@ -66,10 +63,9 @@ return deleted
 
 
 def address_index_key(prefix: str, address: str) -> str:
-    """``{prefix}challenge-ip:{address or the start of its digest}``."""
-    if not _PLAIN.fullmatch(address):
-        address = "h:" + hashlib.sha256(address.encode("utf-8")).hexdigest()[:32]
-    return f"{prefix}challenge-ip:{address}"
+    """``{prefix}challenge-ip:{address or the start of its digest}`` (as rate limits name
+    theirs: :func:`idp_common.ratelimit.key_part`)."""
+    return f"{prefix}challenge-ip:{key_part(address)}"
 
 
 class ChallengeQuota:

@@ -39,7 +39,7 @@ from redis.asyncio import Redis
 from idp_common.protocol.caller_address import rate_limit_address
 from idp_common.turn_batch import TurnBatch
 
-__all__ = ["RateLimitResult", "RateLimiter", "rate_limit_key"]
+__all__ = ["RateLimitResult", "RateLimiter", "key_part", "rate_limit_key"]
 
 _PLAIN_KEY: Final = re.compile(r"[A-Za-z0-9.:/_-]{1,64}")
 _BUCKET: Final = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -78,15 +78,21 @@ class RateLimitResult:
     retry_after: int
 
 
+def key_part(value: str) -> str:
+    """``value`` as part of a Redis key name: as it is when made only of address-like
+    characters (at most 64), else ``h:`` and the start of its SHA-256 (no personal data,
+    no unbounded names)."""
+    if _PLAIN_KEY.fullmatch(value):
+        return value
+    return "h:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
+
+
 def rate_limit_key(prefix: str, bucket: str, key: str) -> str:
     """The Redis key of ``(bucket, key)``: ``{prefix}rl:{bucket}:{key or its hash}``, an
     IPv6 address counted by its /64."""
     if not _BUCKET.fullmatch(bucket):
         raise ValueError(f"invalid rate-limit bucket name {bucket!r}")
-    key = rate_limit_address(key)
-    if not _PLAIN_KEY.fullmatch(key):
-        key = "h:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-    return f"{prefix}rl:{bucket}:{key}"
+    return f"{prefix}rl:{bucket}:{key_part(rate_limit_address(key))}"
 
 
 @dataclass(frozen=True)
