@@ -32,7 +32,7 @@ import pytest
 from PIL import Image
 
 from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness import oidc, records, tokens
+from tests.harness import infra, oidc, records, tokens
 from tests.harness.faces import enrol_face, face
 from tests.harness.stack import Stack
 
@@ -121,6 +121,59 @@ def test_another_photo_of_the_person_still_signs_in(stack: Stack) -> None:
             browser, oidc.Authorization(app), person.email, face("obama3_480p.jpg")
         )
     assert step.status_code == 200, step.text
+
+
+def forget_fingerprints(stack: Stack, person: records.TestUser) -> None:
+    """As on a deployment upgraded from before fingerprints existed (or a photo published
+    while the face stack was off): the photo is public, nothing remembers it."""
+    records.query(stack, "DELETE FROM photo_fingerprints WHERE user_id = $1", uuid.UUID(person.id))
+
+
+@pytest.mark.face
+def test_a_photo_published_without_a_fingerprint_is_checked_at_sign_in(stack: Stack) -> None:
+    person = records.create_user(stack)
+    enrol_face(stack, person, "biden1.jpg")
+    downloaded = publish_photo(stack, person, "biden2.jpg")
+    forget_fingerprints(stack, person)
+    app = records.create_client(stack, scopes=("openid", ACCOUNT_WRITE), skip_consent=True)
+    with oidc.Browser(stack) as browser:
+        _, step = face_attempt(browser, oidc.Authorization(app), person.email, downloaded)
+    assert step.status_code == 401, step.text
+    remembered = records.query(
+        stack, "SELECT picture FROM photo_fingerprints WHERE user_id = $1", uuid.UUID(person.id)
+    )
+    assert len(remembered) == 1 and remembered[0]["picture"]
+
+
+@pytest.mark.face
+def test_without_the_photo_store_an_unchecked_photo_means_503(stack: Stack) -> None:
+    """The photo cannot be read to fingerprint it: no face is compared, even the person's
+    own live one (a public photo might be what is shown), and nothing signs in."""
+    person = records.create_user(stack)
+    enrol_face(stack, person, "biden1.jpg")
+    publish_photo(stack, person, "biden2.jpg")
+    forget_fingerprints(stack, person)
+    app = records.create_client(stack, scopes=("openid",), skip_consent=True)
+    closed = f"http://127.0.0.1:{infra.closed_port()}"
+    with stack.extra_service("authui-api", {"SVC_S3_ENDPOINT_URL": closed}) as authui:
+        to_login = httpx.get(
+            stack.service_url("token") + "/oauth2/authorize",
+            params=oidc.Authorization(app).params("openid"),
+            headers={"X-Forwarded-For": "198.18.77.1"},
+            timeout=20,
+        )
+        challenge = oidc.query_of(to_login.headers["location"])["challenge"]
+        own = base64.b64encode(rescaled_copy(face("biden1.jpg"))).decode()
+        answer = httpx.post(
+            authui + "/api/v1/auth/biometric",
+            json={"challenge": challenge, "email": person.email, "image": own},
+            headers={"X-Forwarded-For": "198.18.77.2"},
+            timeout=60,
+        )
+    assert answer.status_code == 503, answer.text
+    assert answer.json()["code"] == "face.photo_unchecked"
+    assert int(answer.headers["retry-after"]) >= 1
+    assert "set-cookie" not in answer.headers
 
 
 def face_only_token(stack: Stack, person: records.TestUser) -> tuple[oidc.Browser, dict[str, Any]]:

@@ -5,10 +5,13 @@ A profile photo is public (``/media/avatars/…``, the ``picture`` claim). Face 
 compares a still image with the enrolled face, so without this anyone could sign in with
 the person's own published photo. Each photo the self-service API publishes is
 fingerprinted (:func:`fingerprint_photo`, in a model process) and remembered with the
-person (``photo_fingerprints``); face enrolment fingerprints the current photo too, for
-one published while the face stack was not installed. :func:`published_photos` opens
-them for the sign-in, which refuses an image with the same decoded pixels or a face
-closer than :data:`~idp_common.face.template.PHOTO_COPY_DISTANCE` to a published one.
+person (``photo_fingerprints``). A current photo without a fingerprint (published
+before this existed, or while the face stack was off or failing) is fingerprinted from the
+photo store when it is next needed: at face enrolment, and at face sign-in, which refuses
+to go on (503) rather than compare a face with an unchecked public photo
+(:func:`current_photo_fingerprint`). :func:`published_photos` opens them for the sign-in,
+which refuses an image with the same decoded pixels or a face closer than
+:data:`~idp_common.face.template.PHOTO_COPY_DISTANCE` to a published one.
 """
 
 from __future__ import annotations
@@ -20,14 +23,27 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.avatars.images import MAX_PIXELS as PHOTO_MAX_PIXELS
+from idp_common.avatars.store import AvatarStore, StoreUnavailable, read_photo
 from idp_common.crypto.secretbox import SecretboxError
 from idp_common.face import FaceEngine, FaceRejected, FaceUnavailable
 from idp_common.face.template import open_template, seal_template
 from idp_common.repos.face import list_photo_fingerprints, record_photo_fingerprint
 
-__all__ = ["Fingerprint", "fingerprint_photo", "published_photos", "remember_photo"]
+__all__ = [
+    "Fingerprint",
+    "PhotoUnchecked",
+    "current_photo_fingerprint",
+    "fingerprint_photo",
+    "published_photos",
+    "remember_photo",
+]
 
 log = logging.getLogger("idp.face.photos")
+
+
+class PhotoUnchecked(Exception):
+    """The person's current photo has no fingerprint and none could be made now (the
+    photo store or the face model processes are unavailable)."""
 
 
 @dataclass(frozen=True)
@@ -87,3 +103,22 @@ async def published_photos(
         if row.picture:
             names.add(row.picture)
     return photos, names
+
+
+async def current_photo_fingerprint(
+    store: AvatarStore | None, engine: FaceEngine, picture: str
+) -> Fingerprint | None:
+    """The fingerprint of the stored photo ``picture`` (None: no such object any more).
+    :class:`PhotoUnchecked` when the store or the model processes cannot make it now."""
+    if store is None:
+        raise PhotoUnchecked("no photo store to read the photo from")
+    try:
+        data = await read_photo(store, picture)
+    except StoreUnavailable as exc:
+        raise PhotoUnchecked("the photo store cannot be read") from exc
+    if data is None:
+        return None
+    fingerprint = await fingerprint_photo(engine, data)
+    if fingerprint is None:
+        raise PhotoUnchecked("the photo could not be fingerprinted")
+    return fingerprint

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import cast
 
 from litestar import Litestar, Router
@@ -12,6 +14,7 @@ from authui_service.controllers.reset import PasswordResetController
 from authui_service.controllers.signin import SigninController
 from authui_service.csrf import allowed_origins, same_site_json
 from authui_service.throttle import FIRST_FACTOR, SECOND_FACTOR, Throttle
+from idp_common.avatars.store import open_store
 from idp_common.config import Settings, load_settings
 from idp_common.face import FaceEngine
 from idp_common.web.app_factory import ServiceApp, create_service_app
@@ -30,8 +33,18 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         second_factor=Throttle(resources.redis, settings.redis_prefix, SECOND_FACTOR),
         secrets_key=settings.secrets_key_bytes,
         face=FaceEngine(settings),
+        avatars=open_store(settings.s3_endpoint_url, settings.s3_bucket),
         allowed_origins=allowed_origins(settings),
     )
+
+    @asynccontextmanager
+    async def close_avatars(_: Litestar) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if context.avatars is not None:
+                await context.avatars.aclose()
+
     api = Router(
         path="/",
         route_handlers=[SigninController, FaceSigninController, PasswordResetController],
@@ -42,7 +55,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         name="authui-api",
         route_handlers=[api],
         resources=resources,
-        lifespans=[face_lifespan(context.face)],
+        lifespans=[face_lifespan(context.face), close_avatars],
     )
     cast(Litestar, service.app).state[STATE_KEY] = context
     return service

@@ -13,6 +13,7 @@ from typing import Any, Final
 from litestar.connection import ASGIConnection
 
 from authui_service.throttle import Throttle
+from idp_common.avatars.store import AvatarStore
 from idp_common.config import Settings
 from idp_common.errors import RateLimited
 from idp_common.face import FaceEngine
@@ -39,6 +40,9 @@ class SigninContext:
     second_factor: Throttle
     secrets_key: bytes | None
     face: FaceEngine
+    # The photo store: a current photo without a fingerprint is read from it at face
+    # sign-in (idp_common.published_photos). None: no photos in this deployment.
+    avatars: AvatarStore | None = None
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
     _background: set[asyncio.Task[None]] = field(default_factory=set)
 

@@ -157,3 +157,18 @@ class AvatarStore:
     def _unavailable(self, operation: str, exc: Exception) -> StoreUnavailable:
         log.warning("photo store %s failed at %s: %s", operation, self.endpoint_url, exc)
         return StoreUnavailable(f"photo store {operation} failed")
+
+
+def open_store(endpoint_url: str, bucket: str) -> AvatarStore | None:
+    """The store ``SVC_S3_ENDPOINT_URL`` names (credentials from the AWS chain), or None
+    when it is empty (no photos in this deployment)."""
+    return AvatarStore(endpoint_url, bucket) if endpoint_url else None
+
+
+async def read_photo(store: AvatarStore, name: str) -> bytes | None:
+    """The bytes of the stored photo ``name``, or None when there is none;
+    :class:`StoreUnavailable` when the store cannot be read."""
+    stored = await store.open(name)
+    if stored is None:
+        return None
+    return b"".join([chunk async for chunk in stored.chunks])

@@ -63,14 +63,20 @@ from authui_service.schemas import BiometricBody, StepAnswer
 from authui_service.throttle import Verdict
 from idp_common.avatars.upload import too_large
 from idp_common.crypto.secretbox import SecretboxError
-from idp_common.errors import FieldError, InvalidArgument, PermissionDenied
+from idp_common.errors import FieldError, InvalidArgument, PermissionDenied, ServiceUnavailable
 from idp_common.face.template import is_published_photo, matches, open_template
 from idp_common.protocol.constants import ACR_TWO_FACTOR, AMR_FACE, AMR_MFA, AMR_PASSWORD
-from idp_common.published_photos import published_photos
+from idp_common.published_photos import (
+    PhotoUnchecked,
+    current_photo_fingerprint,
+    published_photos,
+    remember_photo,
+)
 from idp_common.repos.face import get_face_template
 from idp_common.repos.users import SignInFacts, UserRecord, get_user, sign_in_facts
 from idp_common.sessions import Challenge
 from idp_common.web.caller import caller_ip
+from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS
 from idp_common.web.face import FaceEngine, analyse_image, require_face, unavailable
 
 log = logging.getLogger("idp.signin.face")
@@ -171,8 +177,9 @@ async def _second_factor(
         await ctx.store.delete_challenge(challenge.id)
         raise flow.challenge_ended()
     presented = await _presented(ctx.face, data.image, ctx.settings.avatar_max_bytes)
+    photos = await _published(ctx, user, key)
     verdict = await second_factor_attempt(ctx, request, FACE, user, challenge)
-    reason = await _face_refusal(ctx, user, presented, key)
+    reason = await _face_refusal(ctx, user, presented, key, photos)
     if reason is not None:
         await second_factor_failed(ctx, request, FACE, user, challenge, verdict)
         await refuse_credentials(
@@ -189,14 +196,44 @@ async def _second_factor(
     return answer_step(await flow.finish_authentication(ctx, request, challenge, user))
 
 
+async def _published(
+    ctx: SigninContext, user: UserRecord, key: bytes
+) -> list[tuple[bytes, bytes | None]]:
+    """The photos ``user`` published, with their current one fingerprinted now when it has
+    no fingerprint yet (published before fingerprints existed, or while the face stack
+    was off): 503 when that cannot be done, never a face compared with an unchecked
+    public photo."""
+    async with ctx.resources.sessions() as db:
+        photos, names = await published_photos(db, user.id, key=key)
+    if user.picture is None or user.picture in names:
+        return photos
+    try:
+        fingerprint = await current_photo_fingerprint(ctx.avatars, ctx.face, user.picture)
+    except PhotoUnchecked as exc:
+        log.warning("face sign-in of %s refused for now: %s", user.id, exc)
+        raise ServiceUnavailable(
+            "face sign-in cannot be checked for this account right now; try again shortly",
+            code="face.photo_unchecked",
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        ) from None
+    if fingerprint is not None:
+        async with ctx.resources.sessions.begin() as db:
+            await remember_photo(db, user.id, fingerprint, key=key, picture=user.picture)
+        photos.append((fingerprint.pixel_digest, fingerprint.embedding))
+    return photos
+
+
 async def _face_refusal(
-    ctx: SigninContext, user: UserRecord, presented: Presented, key: bytes
+    ctx: SigninContext,
+    user: UserRecord,
+    presented: Presented,
+    key: bytes,
+    photos: list[tuple[bytes, bytes | None]],
 ) -> str | None:
     """Why ``presented`` does not sign ``user`` in (None: it matches their template and is
-    none of their published photos)."""
+    none of their published ``photos``)."""
     async with ctx.resources.sessions() as db:
         row = await get_face_template(db, user.id)
-        photos, _ = await published_photos(db, user.id, key=key)
     if row is None:
         return "no_face_template"
     try:
@@ -229,12 +266,14 @@ async def _verify_face(
         reason = "disabled"
     elif facts is not None and user is not None:
         reason = ""
+        photos: list[tuple[bytes, bytes | None]] = []
         if facts.has_face:  # the person's face counter, which a password never clears
+            photos = await _published(ctx, user, key)
             verdict = await count_second_factor(ctx, request, FACE, user, challenge)
             # Locked: not compared, and refused like any failure (a 429 here would tell
             # that the account exists and has a face).
             reason = "" if verdict.allowed else "face_locked"
-        reason = reason or await _face_refusal(ctx, user, presented, key) or ""
+        reason = reason or await _face_refusal(ctx, user, presented, key, photos) or ""
         if not reason:
             await ctx.first_factor.clear(account)
             await second_factor_passed(ctx, FACE, user)

@@ -32,12 +32,16 @@ from entity_service.controllers.media import avatar_store
 from entity_service.controllers.photo import PhotoUpload
 from entity_service.person import person_id, person_key
 from entity_service.store.photo import current_picture
-from idp_common.avatars.store import StoreUnavailable
 from idp_common.avatars.upload import read_upload
 from idp_common.face import FaceEngine
 from idp_common.face.template import seal_template
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
-from idp_common.published_photos import fingerprint_photo, published_photos, remember_photo
+from idp_common.published_photos import (
+    PhotoUnchecked,
+    current_photo_fingerprint,
+    published_photos,
+    remember_photo,
+)
 from idp_common.repos.face import delete_face_template, get_face_template, put_face_template
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
@@ -70,20 +74,18 @@ def _secrets_key(request: AnyRequest) -> bytes:
 async def _fingerprint_current_photo(
     request: AnyRequest, engine: FaceEngine, person: uuid.UUID, key: bytes
 ) -> None:
-    """Remember the person's current photo when it has no fingerprint yet."""
-    store = avatar_store(request)
+    """Remember the person's current photo when it has no fingerprint yet (best effort:
+    the face sign-in fingerprints it otherwise, or refuses to go on)."""
     resources = resources_of(request)
     async with resources.sessions() as session:
         picture = await current_picture(session, person)
         _, remembered = await published_photos(session, person, key=key)
-    if store is None or picture is None or picture in remembered:
+    if picture is None or picture in remembered:
         return
     try:
-        stored = await store.open(picture)
-        data = b"".join([chunk async for chunk in stored.chunks]) if stored else None
-    except StoreUnavailable:
-        return  # the enrolment stands; the next one tries again
-    fingerprint = None if data is None else await fingerprint_photo(engine, data)
+        fingerprint = await current_photo_fingerprint(avatar_store(request), engine, picture)
+    except PhotoUnchecked:
+        return  # the enrolment stands
     if fingerprint is not None:
         async with resources.sessions.begin() as session:
             await remember_photo(session, person, fingerprint, key=key, picture=picture)

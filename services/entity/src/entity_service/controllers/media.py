@@ -22,7 +22,7 @@ from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.response import Stream
 
 from idp_common.avatars.names import AVATAR_PATH, CONTENT_TYPES, content_type_of, is_valid_name
-from idp_common.avatars.store import AvatarStore, StoreUnavailable
+from idp_common.avatars.store import AvatarStore, StoreUnavailable, open_store
 from idp_common.errors import NotFound, ServiceUnavailable
 from idp_common.web.caller import resources_of
 
@@ -31,22 +31,18 @@ AVATAR_CACHE: Final = "public, max-age=86400, immutable"
 
 
 def avatar_store(request: Request[Any, Any, Any]) -> AvatarStore | None:
-    settings = resources_of(request).settings
-    if not settings.s3_endpoint_url:
-        return None
     app = request.app
     store: AvatarStore | None = app.state.get(STATE_KEY)
     if store is None:  # no await since the lookup: one store per worker
-        store = AvatarStore(
-            settings.s3_endpoint_url,
-            settings.s3_bucket,
-            access_key=getattr(settings, "s3_access_key", None),
-            secret_key=getattr(settings, "s3_secret_key", None),
-        )
+        settings = resources_of(request).settings
+        store = open_store(settings.s3_endpoint_url, settings.s3_bucket)
+        if store is None:
+            return None
         app.state[STATE_KEY] = store
+        opened = store
 
         async def close_store(_: Litestar) -> None:
-            await store.aclose()
+            await opened.aclose()
 
         app.on_shutdown.append(close_store)
     return store
