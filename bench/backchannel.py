@@ -34,8 +34,8 @@ from pathlib import Path
 import asyncpg
 
 from idp_common.crypto.keys import load_key_set
-from idp_common.db.hot_pool import asyncpg_dsn
-from idp_common.session_end import SessionEnded
+from idp_common.storage.db.hot_pool import asyncpg_dsn
+from idp_common.usecases.session_end import SessionEnded
 from logout_dispatcher.fanout import sign_logout_tokens
 from logout_dispatcher.recipients import Recipient
 from tests.harness import oidc, records

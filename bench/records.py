@@ -3,8 +3,8 @@
 Clients, people and browser sessions come from ``tests.harness.records`` (the same
 models and repositories the services use). Here: an API with one scope (the
 client_credentials grant issues API scopes only), refresh tokens in bulk (the rows
-``idp_common.repos.refresh_tokens.issue_refresh_token`` writes, a thousand per statement)
-and sign-in challenges (``idp_common.sessions.SessionStore``, as GET /oauth2/authorize
+``idp_common.storage.repos.refresh_tokens.issue_refresh_token`` writes, a thousand per statement)
+and sign-in challenges (``idp_common.state.sessions.SessionStore``, as GET /oauth2/authorize
 stores them).
 """
 
@@ -21,8 +21,6 @@ import httpx
 from redis.asyncio import Redis
 from sqlalchemy import insert, select
 
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.models import Api, Client, RefreshToken, Scope
 from idp_common.protocol.constants import (
     ACR_ONE_FACTOR,
     AMR_PASSWORD,
@@ -30,7 +28,9 @@ from idp_common.protocol.constants import (
     SESSION_COOKIE_NAME,
 )
 from idp_common.protocol.oidc_core_claims import digest
-from idp_common.sessions import Challenge, SessionStore
+from idp_common.state.sessions import Challenge, SessionStore
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.models import Api, Client, RefreshToken, Scope
 from tests.harness import infra, records
 from tests.harness.records import TestClient, TestUser, pkce_pair
 from tests.harness.stack import Stack

@@ -25,8 +25,8 @@ from playwright.sync_api import Page, expect
 from sqlalchemy import select
 
 from idp_common.crypto.passwords import hash_password
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.models import (
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.models import (
     Client,
     ClientScope,
     ClientSecret,

@@ -20,8 +20,9 @@ from redis.asyncio import Redis
 from sqlalchemy import select
 
 from idp_common.crypto.passwords import hash_password
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.models import (
+from idp_common.state.sessions import BrowserSession, SessionStore
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.models import (
     Client,
     ClientScope,
     ClientSecret,
@@ -30,9 +31,8 @@ from idp_common.db.models import (
     User,
     UserScope,
 )
-from idp_common.repos.consents import grant_consent
-from idp_common.repos.refresh_tokens import issue_refresh_token
-from idp_common.sessions import BrowserSession, SessionStore
+from idp_common.storage.repos.consents import grant_consent
+from idp_common.storage.repos.refresh_tokens import issue_refresh_token
 from tests.harness import infra
 from tests.harness.stack import Stack
 

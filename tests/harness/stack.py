@@ -99,7 +99,7 @@ class Stack:
     ) -> subprocess.CompletedProcess[str]:
         """Run the operator tool with this stack's settings."""
         return subprocess.run(
-            [sys.executable, "-m", "idp_common.cli", *args],
+            [sys.executable, "-m", "idp_common.operations.cli", *args],
             env={**os.environ, **self.env, **(env or {})},
             capture_output=True,
             text=True,
@@ -132,7 +132,15 @@ class Stack:
     ) -> Process:
         """``idp serve NAME``; ``workers`` adds ``--workers N`` (default: the tool's, one)."""
         port = port or infra.free_port()
-        command = [sys.executable, "-m", "idp_common.cli", "serve", name, "--port", str(port)]
+        command = [
+            sys.executable,
+            "-m",
+            "idp_common.operations.cli",
+            "serve",
+            name,
+            "--port",
+            str(port),
+        ]
         if workers is not None:
             command += ["--workers", str(workers)]
         return self.spawn(name, command, port, {**self.env, **(overrides or {})})
@@ -210,7 +218,14 @@ def start_with_mail_catcher(stack: Stack, service: str, mail_dir: Path) -> Proce
     one more ``service`` process that sends its mail there, up and ready. Both are added to
     ``stack.processes`` (the ``extra_processes`` fixture stops them after the test)."""
     port = infra.free_port()
-    command = [sys.executable, "-m", "idp_common.cli", "mail-catcher", "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "idp_common.operations.cli",
+        "mail-catcher",
+        "--port",
+        str(port),
+    ]
     stack.spawn("mail-catcher", [*command, "--dir", str(mail_dir)], port, stack.env)
     deadline = time.monotonic() + START_TIMEOUT
     while True:

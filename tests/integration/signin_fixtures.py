@@ -27,8 +27,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.crypto.passwords import hash_password
 from idp_common.crypto.secretbox import generate_key, parse_key, seal, totp_context
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.models import (
+from idp_common.state.sessions import BrowserSession, Challenge, SessionStore
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.models import (
     Client,
     ClientScope,
     PasswordCredential,
@@ -36,7 +37,6 @@ from idp_common.db.models import (
     TotpCredential,
     User,
 )
-from idp_common.sessions import BrowserSession, Challenge, SessionStore
 from tests.harness import infra
 from tests.harness.stack import Stack
 

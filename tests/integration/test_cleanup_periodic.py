@@ -12,12 +12,12 @@ import asyncpg
 import pytest
 from sqlalchemy import select
 
-from idp_common.cleanup import LOCK_KEY, run_cleanup_once
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.hot_pool import HotPool
-from idp_common.db.models import Client
-from idp_common.repos.codes import create_authorization_code
-from idp_common.repos.refresh_tokens import issue_refresh_token, revoke_family
+from idp_common.operations.cleanup import LOCK_KEY, run_cleanup_once
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.hot_pool import HotPool
+from idp_common.storage.db.models import Client
+from idp_common.storage.repos.codes import create_authorization_code
+from idp_common.storage.repos.refresh_tokens import issue_refresh_token, revoke_family
 from tests.harness import infra, records
 from tests.harness.stack import Stack
 

@@ -6,7 +6,7 @@ permissions" and "Wire contracts" (the seeded console client, the operator tool 
 the administrator's credentials).
 
 The module gets its own database (``idp_t_<hex>``), migrated and seeded once; tests that
-need an empty schema make another. Every command is ``python -m idp_common.cli ...`` in a
+need an empty schema make another. Every command is ``python -m idp_common.operations.cli ...`` in a
 subprocess with only ``SVC_*`` variables chosen here.
 """
 
@@ -31,13 +31,13 @@ import asyncpg
 import pytest
 
 from idp_common.crypto.passwords import verify_password
-from idp_common.db.migrate import head_revision
 from idp_common.protocol.constants import (
     ADMIN_SCOPES,
     IDP_SCOPE_DESCRIPTIONS,
     OIDC_SCOPES,
     SELF_SERVICE_SCOPES,
 )
+from idp_common.storage.db.migrate import head_revision
 from tests.harness import infra
 
 pytestmark = pytest.mark.integration
@@ -145,7 +145,7 @@ def run_idp(
     env: dict[str, str], *args: str, check: bool = True, timeout: float = CLI_TIMEOUT
 ) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
-        [sys.executable, "-m", "idp_common.cli", *args],
+        [sys.executable, "-m", "idp_common.operations.cli", *args],
         env=env,
         cwd=ROOT,
         capture_output=True,

@@ -200,7 +200,14 @@ def test_an_unknown_token_is_refused(stack: Stack) -> None:
 
 def test_the_mail_catcher_writes_eml_files(extra_processes: Stack, tmp_path: Path) -> None:
     port = infra.free_port()
-    command = [sys.executable, "-m", "idp_common.cli", "mail-catcher", "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "idp_common.operations.cli",
+        "mail-catcher",
+        "--port",
+        str(port),
+    ]
     extra_processes.spawn(
         "mail-catcher", [*command, "--dir", str(tmp_path)], port, extra_processes.env
     )

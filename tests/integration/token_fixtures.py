@@ -26,9 +26,10 @@ from joserfc.jwk import KeySet
 from sqlalchemy import select, update
 
 from idp_common.crypto.passwords import hash_password
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.hot_pool import HotPool
-from idp_common.db.models import (
+from idp_common.protocol.oidc_core_claims import session_sid
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.hot_pool import HotPool
+from idp_common.storage.db.models import (
     Api,
     AuthorizationCode,
     Client,
@@ -39,8 +40,7 @@ from idp_common.db.models import (
     User,
     UserScope,
 )
-from idp_common.protocol.oidc_core_claims import session_sid
-from idp_common.repos.codes import create_authorization_code
+from idp_common.storage.repos.codes import create_authorization_code
 from tests.harness import infra
 from tests.harness.stack import Stack
 

@@ -36,8 +36,8 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from idp_common.revocation import RevocationList
-from idp_common.sessions import SessionStore
+from idp_common.state.revocation import RevocationList
+from idp_common.state.sessions import SessionStore
 from tests.harness import infra, oidc, records, tokens
 from tests.harness.stack import ROOT, Stack
 from tests.integration.signin_fixtures import (

@@ -19,9 +19,9 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.migrate import upgrade
-from idp_common.db.models import Client
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.migrate import upgrade
+from idp_common.storage.db.models import Client
 from logout_dispatcher.delivery import new_http_client, post_logout_token
 from logout_dispatcher.recipients import Recipient, backchannel_recipients
 from tests.harness import infra

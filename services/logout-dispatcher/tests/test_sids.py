@@ -9,7 +9,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from idp_common.crypto.jwt import verify_jwt
 from idp_common.crypto.keys import KeySet, SigningKey
-from idp_common.session_end import SessionEnded
+from idp_common.usecases.session_end import SessionEnded
 from logout_dispatcher.delivery import Attempt
 from logout_dispatcher.fanout import audit_entry, sign_logout_tokens
 from logout_dispatcher.recipients import Recipient, one_per_sid

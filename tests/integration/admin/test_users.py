@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from idp_common.crypto.passwords import verify_password
-from idp_common.db.engine import create_engine, create_session_factory
 from idp_common.protocol.constants import (
     SCOPE_IDP_CLIENTS_READ,
     SCOPE_IDP_USERS_READ,
     SCOPE_IDP_USERS_WRITE,
     SELF_SERVICE_SCOPES,
 )
-from idp_common.repos.users import effective_scopes
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.repos.users import effective_scopes
 from tests.harness import infra
 from tests.harness.records import (
     create_browser_session,

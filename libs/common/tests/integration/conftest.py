@@ -15,8 +15,8 @@ import pytest
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from idp_common.db.engine import create_engine
-from idp_common.db.migrate import upgrade
+from idp_common.storage.db.engine import create_engine
+from idp_common.storage.db.migrate import upgrade
 from tests.harness import infra
 
 MakeDatabase = Callable[[], Awaitable[str]]

@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from redis.asyncio import Redis
 
-from idp_common.challenge_quota import ChallengeQuota, address_index_key
-from idp_common.sessions import Challenge, SessionStore
+from idp_common.state.challenge_quota import ChallengeQuota, address_index_key
+from idp_common.state.sessions import Challenge, SessionStore
 
 pytestmark = pytest.mark.integration
 

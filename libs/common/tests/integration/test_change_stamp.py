@@ -1,12 +1,12 @@
-"""The change stamp a cache checks before it trusts itself (idp_common.change_stamp)."""
+"""The change stamp a cache checks before it trusts itself (idp_common.state.change_stamp)."""
 
 from __future__ import annotations
 
 import pytest
 from redis.asyncio import Redis
 
-from idp_common.change_stamp import CLIENTS, StampWatch, bump
-from idp_common.redis_batch import RedisBatch
+from idp_common.state.change_stamp import CLIENTS, StampWatch, bump
+from idp_common.state.redis_batch import RedisBatch
 
 pytestmark = pytest.mark.integration
 

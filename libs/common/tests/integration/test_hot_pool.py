@@ -9,7 +9,7 @@ import asyncio
 import asyncpg
 import pytest
 
-from idp_common.db.hot_pool import HotPool, asyncpg_dsn
+from idp_common.storage.db.hot_pool import HotPool, asyncpg_dsn
 from tests.harness import infra
 
 from .conftest import MakeDatabase

@@ -11,15 +11,15 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Connection, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from idp_common.db.engine import create_engine, database_url
-from idp_common.db.migrate import (
+from idp_common.storage.db.engine import create_engine, database_url
+from idp_common.storage.db.migrate import (
     current_revision,
     downgrade,
     head_revision,
     older_revisions,
     upgrade,
 )
-from idp_common.db.models import Base, Scope
+from idp_common.storage.db.models import Base, Scope
 
 pytestmark = pytest.mark.integration
 

@@ -28,13 +28,13 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
-from idp_common.db.engine import create_session_factory
-from idp_common.db.models import OutboxEvent
 from idp_common.events import OutboxRelay, announce
+from idp_common.events.nats_link import NatsLink
 from idp_common.events.relay import relay_once
-from idp_common.nats_link import NatsLink
-from idp_common.session_end import end_sessions
-from idp_common.sessions import BrowserSession, SessionStore
+from idp_common.state.sessions import BrowserSession, SessionStore
+from idp_common.storage.db.engine import create_session_factory
+from idp_common.storage.db.models import OutboxEvent
+from idp_common.usecases.session_end import end_sessions
 from tests.harness import infra
 
 pytestmark = pytest.mark.integration

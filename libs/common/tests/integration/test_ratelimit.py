@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from redis.asyncio import Redis
 
-from idp_common.ratelimit import RateLimiter, rate_limit_key
+from idp_common.state.ratelimit import RateLimiter, rate_limit_key
 
 pytestmark = pytest.mark.integration
 

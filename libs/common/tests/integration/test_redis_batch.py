@@ -8,9 +8,9 @@ import uuid
 import pytest
 from redis.asyncio import Redis
 
-from idp_common.redis_batch import RedisBatch
-from idp_common.revocation import RevocationList
-from idp_common.sessions import SessionStore
+from idp_common.state.redis_batch import RedisBatch
+from idp_common.state.revocation import RevocationList
+from idp_common.state.sessions import SessionStore
 
 pytestmark = pytest.mark.integration
 

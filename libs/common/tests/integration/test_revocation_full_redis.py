@@ -15,7 +15,7 @@ import pytest
 import redis
 from redis.asyncio import Redis
 
-from idp_common.revocation import RevocationList
+from idp_common.state.revocation import RevocationList
 from tests.harness import infra
 
 pytestmark = [

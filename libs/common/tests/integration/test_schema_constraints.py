@@ -16,8 +16,8 @@ from sqlalchemy import ColumnElement, Table, delete, func, or_, select, tuple_, 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from idp_common.db.engine import create_session_factory
-from idp_common.db.models import (
+from idp_common.storage.db.engine import create_session_factory
+from idp_common.storage.db.models import (
     Api,
     AuthorizationCode,
     Base,

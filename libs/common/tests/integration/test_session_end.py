@@ -1,4 +1,4 @@
-"""Ending sessions (``idp_common.session_end``) against the local Postgres and Redis: the
+"""Ending sessions (``idp_common.usecases.session_end``) against the local Postgres and Redis: the
 database first, Redis once the transaction committed, one outbox event per session."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from redis.asyncio import Redis
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from idp_common.db.engine import create_session_factory
-from idp_common.db.models import Client, OutboxEvent, RefreshToken, User
-from idp_common.repos.refresh_tokens import issue_refresh_token
-from idp_common.session_end import end_sessions
-from idp_common.sessions import BrowserSession, SessionStore
+from idp_common.state.sessions import BrowserSession, SessionStore
+from idp_common.storage.db.engine import create_session_factory
+from idp_common.storage.db.models import Client, OutboxEvent, RefreshToken, User
+from idp_common.storage.repos.refresh_tokens import issue_refresh_token
+from idp_common.usecases.session_end import end_sessions
 
 pytestmark = pytest.mark.integration
 

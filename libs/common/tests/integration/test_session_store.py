@@ -1,4 +1,4 @@
-"""The browser-session store's applications (``idp_common.sessions``) against the local
+"""The browser-session store's applications (``idp_common.state.sessions``) against the local
 Redis: recorded atomically, never revived, older sessions' JSON still read."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import uuid
 import pytest
 from redis.asyncio import Redis
 
-from idp_common.sessions import SessionStore
+from idp_common.state.sessions import SessionStore
 
 pytestmark = pytest.mark.integration
 LATER = 4_000_000_000  # seconds, after the sessions were made

@@ -21,7 +21,7 @@ from idp_common.protocol.oidc_backchannel_logout import (
     is_delivered,
     logout_token_claims,
 )
-from idp_common.session_end import SessionEnded
+from idp_common.usecases.session_end import SessionEnded
 from logout_dispatcher.delivery import Attempt
 from logout_dispatcher.fanout import audit_entry, sign_logout_tokens
 from logout_dispatcher.recipients import Recipient

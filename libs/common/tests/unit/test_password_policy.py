@@ -1,11 +1,11 @@
-"""Unit tests of idp_common.password_policy (NIST SP 800-63B §5.1.1.2 style)."""
+"""Unit tests of idp_common.protocol.password_policy (NIST SP 800-63B §5.1.1.2 style)."""
 
 from __future__ import annotations
 
 import pytest
 
 from idp_common.errors import InvalidArgument
-from idp_common.password_policy import (
+from idp_common.protocol.password_policy import (
     MAX_LENGTH,
     check_password,
     common_passwords,

@@ -1,11 +1,11 @@
-"""Unit tests of idp_common.ratelimit that need no Redis server (key naming, arguments)."""
+"""Unit tests of idp_common.state.ratelimit that need no Redis server (key naming, arguments)."""
 
 from __future__ import annotations
 
 import pytest
 from redis.asyncio import Redis
 
-from idp_common.ratelimit import RateLimiter, RateLimitResult, rate_limit_key
+from idp_common.state.ratelimit import RateLimiter, RateLimitResult, rate_limit_key
 
 
 @pytest.mark.parametrize(

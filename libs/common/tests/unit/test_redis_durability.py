@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from idp_common.redis_durability import durability_problems
+from idp_common.state.redis_durability import durability_problems
 
 SHIPPED = {
     "appendonly": "yes",

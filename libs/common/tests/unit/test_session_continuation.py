@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from idp_common.sessions import MAX_CONTINUATIONS, BrowserSession
+from idp_common.state.sessions import MAX_CONTINUATIONS, BrowserSession
 
 
 def session(previous: int) -> BrowserSession:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from idp_common.turn_batch import TurnBatch
+from idp_common.state.turn_batch import TurnBatch
 
 
 class Recorder:

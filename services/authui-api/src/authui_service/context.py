@@ -21,7 +21,7 @@ from idp_common.protocol.constants import (
     RESET_PER_IP_WINDOW_SECONDS,
     TOKEN_PER_IP_WINDOW_SECONDS,
 )
-from idp_common.sessions import SessionStore
+from idp_common.state.sessions import SessionStore
 from idp_common.web.dependency_errors import is_dependency_failure
 from idp_common.web.resources import Resources
 
@@ -41,7 +41,7 @@ class SigninContext:
     secrets_key: bytes | None
     face: FaceEngine
     # The photo store: a current photo without a fingerprint is read from it at face
-    # sign-in (idp_common.published_photos). None: no photos in this deployment.
+    # sign-in (idp_common.usecases.published_photos). None: no photos in this deployment.
     avatars: AvatarStore | None = None
     allowed_origins: frozenset[str] = field(default_factory=frozenset)
     _background: set[asyncio.Task[None]] = field(default_factory=set)

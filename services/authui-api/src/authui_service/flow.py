@@ -1,7 +1,7 @@
 """The steps of a sign-in challenge (DESIGN.md "Sign-in"): load it at the expected step,
 finish authentication (a new browser session, the cookie, consent or done), audit.
 
-Contract with ``/oauth2/authorize`` (``idp_common.sessions``): when the challenge is
+Contract with ``/oauth2/authorize`` (``idp_common.state.sessions``): when the challenge is
 ``done`` it carries ``user_id``, ``auth_time``, ``amr``, ``acr`` and ``session_sid`` = the
 sid of the session whose cookie this API set; authorize consumes it and checks the cookie.
 """
@@ -21,13 +21,13 @@ from litestar import Request
 from authui_service.context import SigninContext
 from authui_service.rules import needs_consent, resume_url, session_cookie
 from authui_service.schemas import StepAnswer
-from idp_common.audit import AuditEntry, record_audit, write_audit
 from idp_common.errors import Conflict, NotFound, Unauthenticated
-from idp_common.repos.clients import ClientRecord, get_client
-from idp_common.repos.consents import get_consented_scopes
-from idp_common.repos.users import UserRecord
-from idp_common.session_end import end_sessions
-from idp_common.sessions import Challenge, Step
+from idp_common.state.sessions import Challenge, Step
+from idp_common.storage.repos.audit import AuditEntry, record_audit, write_audit
+from idp_common.storage.repos.clients import ClientRecord, get_client
+from idp_common.storage.repos.consents import get_consented_scopes
+from idp_common.storage.repos.users import UserRecord
+from idp_common.usecases.session_end import end_sessions
 from idp_common.web.caller import caller_ip
 
 log = logging.getLogger("idp.signin")

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from idp_common.password_policy import MAX_LENGTH as PASSWORD_MAX_LENGTH
+from idp_common.protocol.password_policy import MAX_LENGTH as PASSWORD_MAX_LENGTH
 
 ChallengeId = Annotated[str, Meta(min_length=1, max_length=100)]
 Email = Annotated[str, Meta(min_length=1, max_length=320)]

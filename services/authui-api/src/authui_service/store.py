@@ -1,8 +1,8 @@
-"""Repository functions of the sign-in API that ``idp_common.repos`` does not have yet:
+"""Repository functions of the sign-in API that ``idp_common.storage.repos`` does not have yet:
 TOTP credential reads and step bookkeeping, password-reset tokens, setting a password.
 
 Plain async functions taking an ``AsyncSession`` first (STYLE.md §4); the caller owns the
-transaction. Candidates to move to ``idp_common.repos`` when a second service needs them
+transaction. Candidates to move to ``idp_common.storage.repos`` when a second service needs them
 (self-service will: password change, TOTP enrolment).
 """
 
@@ -17,8 +17,8 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import PasswordCredential, PasswordResetToken, TotpCredential
 from idp_common.protocol.oidc_core_claims import digest
+from idp_common.storage.db.models import PasswordCredential, PasswordResetToken, TotpCredential
 
 RESET_TOKEN_SECONDS = 30 * 60
 

@@ -10,7 +10,7 @@ import uuid
 from sqlalchemy import func, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import TotpRecoveryCode
+from idp_common.storage.db.models import TotpRecoveryCode
 
 
 async def spend_recovery_code(session: AsyncSession, user_id: uuid.UUID, digest: bytes) -> bool:

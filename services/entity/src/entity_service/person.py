@@ -12,8 +12,8 @@ import uuid
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import User
 from idp_common.errors import NotFound
+from idp_common.storage.db.models import User
 
 
 def not_a_person() -> NotFound:

@@ -18,7 +18,7 @@ from litestar import Litestar, Request
 
 from idp_common.config import Settings, load_settings
 from idp_common.events import OutboxRelay
-from idp_common.nats_link import NatsLink
+from idp_common.events.nats_link import NatsLink
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.health import OK, UNREACHABLE
 from idp_common.web.resources import open_resources

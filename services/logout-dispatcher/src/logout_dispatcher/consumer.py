@@ -28,8 +28,8 @@ from nats.js.client import JetStreamContext
 
 from idp_common.config import Settings
 from idp_common.events import ensure_stream
-from idp_common.nats_link import NatsLink
-from idp_common.session_end import SessionEnded, session_ended_subject
+from idp_common.events.nats_link import NatsLink
+from idp_common.usecases.session_end import SessionEnded, session_ended_subject
 from logout_dispatcher.fanout import FanOut
 
 log = logging.getLogger("idp.logout")

@@ -20,12 +20,12 @@ from typing import Final
 import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from idp_common.audit import AuditEntry, write_audit
 from idp_common.crypto.jwt import TYP_LOGOUT_TOKEN, sign_jwt
 from idp_common.crypto.keys import KeySet
 from idp_common.protocol.constants import AUDIT_ACTION_BACKCHANNEL_LOGOUT
 from idp_common.protocol.oidc_backchannel_logout import is_delivered, logout_token_claims
-from idp_common.session_end import SessionEnded
+from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.usecases.session_end import SessionEnded
 from logout_dispatcher.delivery import Attempt, post_logout_token
 from logout_dispatcher.recipients import Recipient, backchannel_recipients, one_per_sid
 

@@ -8,8 +8,8 @@ import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import Client
-from idp_common.session_end import SessionEnded
+from idp_common.storage.db.models import Client
+from idp_common.usecases.session_end import SessionEnded
 
 
 class Recipient(msgspec.Struct, frozen=True, kw_only=True):

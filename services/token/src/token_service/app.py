@@ -6,8 +6,8 @@ from contextlib import AbstractAsyncContextManager
 
 from litestar import Litestar
 
-from idp_common.cleanup import periodic_cleanup
 from idp_common.config import Settings, load_settings
+from idp_common.operations.cleanup import periodic_cleanup
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.resources import open_resources
 from token_service.controllers.authorize import AuthorizeController

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from typing import Final
 
-from idp_common.audit import AuditEntry, record_refusal
 from idp_common.protocol.constants import CLIENT_AUTH_NONE
 from idp_common.protocol.rfc6749_client_auth import (
     ClientCredentials,
@@ -24,7 +23,8 @@ from idp_common.protocol.rfc6749_client_auth import (
     secret_matches,
 )
 from idp_common.protocol.rfc6749_errors import InvalidClient
-from idp_common.repos.clients import ClientRecord
+from idp_common.storage.repos.audit import AuditEntry, record_refusal
+from idp_common.storage.repos.clients import ClientRecord
 from token_service.context import GrantDeps
 
 log = logging.getLogger("idp.client_auth")

@@ -14,14 +14,14 @@ from typing import Any, Final
 
 from litestar.connection import ASGIConnection
 
-from idp_common.challenge_quota import ChallengeQuota
-from idp_common.change_stamp import CLIENTS, StampWatch
 from idp_common.config import Settings
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, verify_signature
 from idp_common.crypto.keys import KeySet
-from idp_common.redis_batch import RedisBatch
-from idp_common.repos.clients import ClientRecord, get_client
-from idp_common.revocation import RevocationList
+from idp_common.state.challenge_quota import ChallengeQuota
+from idp_common.state.change_stamp import CLIENTS, StampWatch
+from idp_common.state.redis_batch import RedisBatch
+from idp_common.state.revocation import RevocationList
+from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
 from token_service.queries import UserClaims, load_person, scope_audiences
@@ -79,7 +79,7 @@ class TokenContext:
 
     async def get_client(self, client_id: str) -> ClientRecord | None:
         """The client, from the cache or one load (two indexed queries). The cache is
-        dropped when an administrator changed a client (``idp_common.change_stamp``)."""
+        dropped when an administrator changed a client (``idp_common.state.change_stamp``)."""
         if await self.client_stamp.changed():
             self.clients.clear()
 

@@ -20,8 +20,12 @@ from typing import Any
 
 from idp_common.crypto.jwt import InvalidToken, check_claims
 from idp_common.protocol.constants import TOKEN_TYPE_BEARER
-from idp_common.repos.clients import ClientRecord
-from idp_common.repos.refresh_tokens import RefreshTokenRecord, get_refresh_token, revoke_token
+from idp_common.storage.repos.clients import ClientRecord
+from idp_common.storage.repos.refresh_tokens import (
+    RefreshTokenRecord,
+    get_refresh_token,
+    revoke_token,
+)
 from token_service.context import GrantDeps
 
 INACTIVE: dict[str, Any] = {"active": False}

@@ -1,10 +1,10 @@
 """Reads only the token service needs: what a token says about a person, and which API
-each scope belongs to (STYLE.md §1: code moves into ``idp_common.repos`` when a second
+each scope belongs to (STYLE.md §1: code moves into ``idp_common.storage.repos`` when a second
 service needs it).
 
 - :class:`Person`: the person's built-in facts, the values of profile fields mapped to a
   claim (spec part 2 "Profile field" rule 2) and their effective scopes
-  (``idp_common.repos.users.effective_scopes``), read in one statement
+  (``idp_common.storage.repos.users.effective_scopes``), read in one statement
   (:data:`PERSON_COLUMNS`) that the grants' own statements (``token_service.storage``)
   also embed, so a grant reads the person in the round trip that spends its code or
   refresh token.
@@ -13,7 +13,7 @@ service needs it).
 - ``scope_audiences``: ``aud`` of the APIs owning the given scopes, one query.
 
 The hot statements are plain SQL run on asyncpg's own pool
-(``idp_common.db.hot_pool``): asyncpg prepares each once per connection,
+(``idp_common.storage.db.hot_pool``): asyncpg prepares each once per connection,
 and each is one round trip that commits by itself.
 """
 
@@ -27,10 +27,10 @@ import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.engine import DriverConnection, driver_of
-from idp_common.db.models import Api, Scope
 from idp_common.protocol.constants import SELF_SERVICE_SCOPES
-from idp_common.repos.users import UserRecord
+from idp_common.storage.db.engine import DriverConnection, driver_of
+from idp_common.storage.db.models import Api, Scope
+from idp_common.storage.repos.users import UserRecord
 
 
 class MappedClaim(msgspec.Struct, frozen=True):

@@ -1,7 +1,7 @@
 """The hot statements of the token and authorize endpoints, one round trip each
 (docs/decisions.md "Token endpoint performance").
 
-Each runs on a connection of asyncpg's own pool (``idp_common.db.hot_pool``) and does all
+Each runs on a connection of asyncpg's own pool (``idp_common.storage.db.hot_pool``) and does all
 its work at once with CTEs and ``RETURNING``. The two that spend something run inside
 :func:`hot_transaction` (``BEGIN`` and ``COMMIT``: two more round trips), because the
 grant writes the new access token's ``jti`` to Redis before it commits: a Redis failure
@@ -14,7 +14,7 @@ spent by a request that may still fail.
   read the person, only when the rotation is sure to succeed (active token of this
   client, requested scope within the original, person able to sign in). Otherwise it
   changes nothing and returns None; the grant then takes the general path
-  (``idp_common.repos.refresh_tokens.rotate_refresh_token``), which finds out why
+  (``idp_common.storage.repos.refresh_tokens.rotate_refresh_token``), which finds out why
   (unknown, reuse, expired, scope, disabled person) exactly as before.
 - ``consume_code``: burn an authorization code and read its person; None when the
   code is unknown or already used (the grant's replay path decides which).
@@ -25,7 +25,7 @@ spent by a request that may still fail.
 The last two take the pool and open the connection themselves, for the authorize
 controller (controllers reach storage only through functions like these).
 
-The row layouts match ``idp_common.repos`` records; person columns come from
+The row layouts match ``idp_common.storage.repos`` records; person columns come from
 :data:`token_service.queries.PERSON_COLUMNS`.
 """
 
@@ -38,14 +38,14 @@ from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import Final
 
-from idp_common.db.engine import DriverConnection
-from idp_common.db.hot_pool import HotPool
 from idp_common.protocol.constants import (
     REFRESH_TOKEN_TTL_SECONDS,
 )
 from idp_common.protocol.oidc_core_claims import digest
-from idp_common.repos.codes import CodeGrant
-from idp_common.repos.refresh_tokens import RefreshTokenRecord
+from idp_common.storage.db.engine import DriverConnection
+from idp_common.storage.db.hot_pool import HotPool
+from idp_common.storage.repos.codes import CodeGrant
+from idp_common.storage.repos.refresh_tokens import RefreshTokenRecord
 from token_service.queries import PERSON_COLUMNS, Person, person_from_row
 
 _REFRESH_COLUMNS: Final = (

@@ -9,7 +9,7 @@ from typing import Any, Final
 from litestar import Request
 
 from idp_common.protocol.rfc6749_errors import InvalidRequest
-from idp_common.repos.clients import ClientRecord
+from idp_common.storage.repos.clients import ClientRecord
 from idp_common.web.caller import caller_ip
 from token_service.client_auth import authenticate_client
 from token_service.context import GrantDeps, token_context

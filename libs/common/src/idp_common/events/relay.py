@@ -30,12 +30,12 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.hot_pool import asyncpg_dsn
-from idp_common.db.models import OutboxEvent
+from idp_common.events.nats_link import NatsLink
 from idp_common.events.outbox import OUTBOX_CHANNEL
 from idp_common.events.stream import ensure_stream
-from idp_common.nats_link import NatsLink
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.hot_pool import asyncpg_dsn
+from idp_common.storage.db.models import OutboxEvent
 
 log = logging.getLogger("idp.relay")
 

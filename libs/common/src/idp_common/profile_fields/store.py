@@ -26,7 +26,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
-from idp_common.db.models import Group, GroupMember, ProfileField, ProfileValue, Scope
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.profile_fields import rules
 from idp_common.profile_fields.schema import (
@@ -37,7 +36,8 @@ from idp_common.profile_fields.schema import (
     Validators,
 )
 from idp_common.profile_fields.values import from_text
-from idp_common.repos.paging import keyset_page
+from idp_common.storage.db.models import Group, GroupMember, ProfileField, ProfileValue, Scope
+from idp_common.storage.repos.paging import keyset_page
 
 ORDER: tuple[ColumnElement[Any], ...] = (
     ProfileField.display_order.expression,

@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: How long after its ``exp`` an ID token is still accepted as a hint: a browser
-#: session's idle lifetime (``idp_common.sessions.SESSION_IDLE_SECONDS``).
+#: session's idle lifetime (``idp_common.state.sessions.SESSION_IDLE_SECONDS``).
 EXPIRED_GRACE_SECONDS: Final = 24 * 3600
 #: How far in the future ``iat`` and ``nbf`` may be (clocks of several hosts).
 CLOCK_SKEW_SECONDS: Final = 60

@@ -21,9 +21,9 @@ from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import AfterExceptionHookHandler, ControllerRouterHandler
 
-from idp_common import log_redaction
 from idp_common.config import Settings
-from idp_common.redis_durability import warn_about_redis
+from idp_common.state.redis_durability import warn_about_redis
+from idp_common.web import log_redaction
 from idp_common.web.drain import ASGIApp, DrainRequestBody
 from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME

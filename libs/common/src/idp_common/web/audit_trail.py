@@ -22,8 +22,8 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import Scope
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.audit import AuditEntry, record_refusal, write_audit
 from idp_common.errors import Conflict, DomainError, InvalidArgument
+from idp_common.storage.repos.audit import AuditEntry, record_refusal, write_audit
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller
 

@@ -5,12 +5,12 @@ Validation (spec §5 "Validation rules"): RS256 signature by a published key, ``
 audience, not expired. Then the token must still stand (issue 19, attack 12: the
 provider's own API must not honour for ten more minutes what was revoked or disabled):
 
-- its ``jti`` is not on the revocation list (:class:`idp_common.revocation.RevocationList`,
+- its ``jti`` is not on the revocation list (:class:`idp_common.state.revocation.RevocationList`,
   asked at every request, one batched ``MGET`` per event-loop turn);
 - a person's token (``sub`` a user id, not the client's own id): the person exists and is
   not disabled. Each worker keeps the answer "active" for :data:`STANDING_TTL_SECONDS`,
   and forgets every answer as soon as the ``users`` change stamp moves
-  (:mod:`idp_common.change_stamp`), which the admin service bumps after disabling or
+  (:mod:`idp_common.state.change_stamp`), which the admin service bumps after disabling or
   deleting a person; the stamp is read with the revocation check. So a disabled or
   deleted person's token is refused on the next request, and within five seconds even if
   the stamp could not be bumped. A worker that cannot read Redis cannot check the
@@ -40,13 +40,13 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from redis.exceptions import RedisError
 
-from idp_common.audit import AuditEntry, record_refusal
-from idp_common.change_stamp import StampWatch
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
 from idp_common.errors import PermissionDenied, RateLimited, Unauthenticated
-from idp_common.redis_batch import RedisBatch
-from idp_common.repos.permissions import person_is_active
-from idp_common.revocation import RevocationList
+from idp_common.state.change_stamp import StampWatch
+from idp_common.state.redis_batch import RedisBatch
+from idp_common.state.revocation import RevocationList
+from idp_common.storage.repos.audit import AuditEntry, record_refusal
+from idp_common.storage.repos.permissions import person_is_active
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
 

@@ -17,7 +17,7 @@ from litestar import Request, Response, get
 from litestar.handlers import HTTPRouteHandler
 from sqlalchemy import text
 
-from idp_common.db.migrate import current_revision
+from idp_common.storage.db.migrate import current_revision
 from idp_common.web.caller import resources_of
 from idp_common.web.resources import Resources
 

@@ -18,15 +18,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
 from idp_common.crypto.keys import KeySet, load_key_set
-from idp_common.db.engine import create_engine, create_session_factory
-from idp_common.db.hot_pool import HotPool
-from idp_common.db.migrate import head_revision
 from idp_common.protocol.caller_address import parse_trusted_networks
-from idp_common.ratelimit import RateLimiter
-from idp_common.sessions import SessionStore
+from idp_common.state.ratelimit import RateLimiter
+from idp_common.state.sessions import SessionStore
+from idp_common.storage.db.engine import create_engine, create_session_factory
+from idp_common.storage.db.hot_pool import HotPool
+from idp_common.storage.db.migrate import head_revision
 
 #: Connections a worker keeps for ORM sessions (the hot statements have their own pool,
-#: ``idp_common.db.hot_pool``); a request finding them all in use waits for one. No
+#: ``idp_common.storage.db.hot_pool``); a request finding them all in use waits for one. No
 #: overflow: SQLAlchemy closes an overflow connection as soon as it is returned, so under
 #: load most requests would open and close a Postgres connection (a backend fork, a TLS
 #: attempt, authentication), which costs far more than the wait. The default was 5 + 10.

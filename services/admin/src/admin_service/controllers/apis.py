@@ -15,7 +15,7 @@ from litestar.params import JSONBody, Parameter
 from admin_service.store import apis as store
 from admin_service.store.apis import ApiPage, ApiRead, ScopePage, ScopeRead
 from idp_common.protocol.constants import SCOPE_IDP_APIS_READ, SCOPE_IDP_APIS_WRITE
-from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires

@@ -9,7 +9,7 @@ from litestar import Controller, Request, get
 from litestar.params import Parameter
 
 from idp_common.protocol.constants import SCOPE_IDP_AUDIT_READ
-from idp_common.repos.audit import AuditFilter, AuditPage, list_audit
+from idp_common.storage.repos.audit import AuditFilter, AuditPage, list_audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
 

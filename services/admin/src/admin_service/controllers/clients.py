@@ -25,13 +25,13 @@ from admin_service.authority import (
     requires_sensitive,
 )
 from admin_service.store import clients as store
-from idp_common.change_stamp import CLIENTS, bump
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     SCOPE_IDP_CLIENTS_READ,
     SCOPE_IDP_CLIENTS_WRITE,
 )
-from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.state.change_stamp import CLIENTS, bump
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires
@@ -83,7 +83,7 @@ class ClientScopesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True
 
 
 async def _tell_token_service(request: Request[Any, Any, Any]) -> None:
-    """After the commit: token workers drop their cached clients (idp_common.change_stamp),
+    """After the commit: token workers drop their cached clients (idp_common.state.change_stamp),
     so a rotated secret or a removed redirect URI stops working at once. If Redis cannot
     be told, the change still stands and reaches them when their cache expires (5 s)."""
     resources = resources_of(request)

@@ -17,7 +17,7 @@ from admin_service.controllers.roles import Description, Limit, Name, strip_name
 from admin_service.store import groups as store
 from admin_service.store.roles import role_scope_values
 from idp_common.protocol.constants import SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE
-from idp_common.repos.paging import DEFAULT_LIMIT, Page
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires

@@ -25,7 +25,7 @@ from idp_common.protocol.constants import (
     SCOPE_IDP_PROFILE_FIELDS_READ,
     SCOPE_IDP_PROFILE_FIELDS_WRITE,
 )
-from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires

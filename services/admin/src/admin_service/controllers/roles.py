@@ -15,7 +15,7 @@ from litestar.params import JSONBody, Parameter
 from admin_service.authority import caller_holds, check_may_give, requires_sensitive
 from admin_service.store import roles as store
 from idp_common.protocol.constants import SCOPE_IDP_ROLES_READ, SCOPE_IDP_ROLES_WRITE
-from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires

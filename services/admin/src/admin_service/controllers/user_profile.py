@@ -22,7 +22,7 @@ from idp_common.profile_fields import store
 from idp_common.profile_fields.schema import ProfileFieldRead
 from idp_common.profile_fields.values import to_text
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_WRITE
-from idp_common.repos.users import get_user
+from idp_common.storage.repos.users import get_user
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import requires

@@ -41,15 +41,15 @@ from admin_service.authority import (
 )
 from admin_service.store import users as store
 from admin_service.store.roles import role_scope_values
-from idp_common.change_stamp import bump
 from idp_common.crypto.passwords import hash_password_async
-from idp_common.password_policy import check_password
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_WRITE
 from idp_common.protocol.email_address import MAX_EMAIL_LENGTH
-from idp_common.repos.face import delete_face_template
-from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
-from idp_common.repos.permissions import EffectiveScope, list_scope_sources
-from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
+from idp_common.protocol.password_policy import check_password
+from idp_common.state.change_stamp import bump
+from idp_common.storage.repos.face import delete_face_template
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT, Page
+from idp_common.storage.repos.permissions import EffectiveScope, list_scope_sources
+from idp_common.usecases.session_end import end_person_sessions, revoke_user_refresh_tokens
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import USERS_STAMP, requires

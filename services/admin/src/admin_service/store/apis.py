@@ -21,10 +21,10 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import Api, Scope
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.protocol.constants import ADMIN_SCOPES, IDP_API_NAME, SELF_SERVICE_SCOPES
-from idp_common.repos.paging import keyset_page
+from idp_common.storage.db.models import Api, Scope
+from idp_common.storage.repos.paging import keyset_page
 
 PROVIDER_SCOPES = frozenset((*ADMIN_SCOPES, *SELF_SERVICE_SCOPES))
 

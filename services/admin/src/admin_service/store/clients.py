@@ -39,8 +39,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import Client, ClientScope, ClientSecret, Scope
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
+from idp_common.operations.seed import CONSOLE_CLIENT_ID
 from idp_common.protocol.constants import (
     CLIENT_TYPE_CONFIDENTIAL,
     CLIENT_TYPE_PUBLIC,
@@ -50,8 +50,8 @@ from idp_common.protocol.constants import (
 )
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6890_special_addresses import host_problem
-from idp_common.repos.paging import keyset_page
-from idp_common.seed import CONSOLE_CLIENT_ID
+from idp_common.storage.db.models import Client, ClientScope, ClientSecret, Scope
+from idp_common.storage.repos.paging import keyset_page
 
 ClientType = Literal["confidential", "public"]
 MAX_NAME_LENGTH: Final = 200

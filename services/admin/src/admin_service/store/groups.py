@@ -20,9 +20,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from admin_service.store.roles import name_taken, now, parse_id, role_scope_values
-from idp_common.db.models import Group, GroupMember, GroupRole, Role, User
 from idp_common.errors import FieldError, InvalidArgument, NotFound
-from idp_common.repos.paging import Page, keyset_page
+from idp_common.storage.db.models import Group, GroupMember, GroupRole, Role, User
+from idp_common.storage.repos.paging import Page, keyset_page
 
 
 class RoleRef(msgspec.Struct, frozen=True):

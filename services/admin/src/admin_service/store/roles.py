@@ -19,10 +19,10 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import Role, RoleScope, Scope
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
-from idp_common.repos.paging import Page, keyset_page
-from idp_common.seed import ADMIN_ROLE
+from idp_common.operations.seed import ADMIN_ROLE
+from idp_common.storage.db.models import Role, RoleScope, Scope
+from idp_common.storage.repos.paging import Page, keyset_page
 
 
 class RoleRead(msgspec.Struct, frozen=True, rename="camel"):

@@ -21,7 +21,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
-from idp_common.db.models import (
+from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
+from idp_common.protocol.email_address import email_problem
+from idp_common.storage.db.models import (
     PasswordCredential,
     Role,
     Scope,
@@ -31,9 +33,7 @@ from idp_common.db.models import (
     UserRole,
     UserScope,
 )
-from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
-from idp_common.protocol.email_address import email_problem
-from idp_common.repos.paging import Page, decode_cursor, encode_cursor
+from idp_common.storage.repos.paging import Page, decode_cursor, encode_cursor
 
 
 class UserRead(msgspec.Struct, frozen=True, rename="camel"):
@@ -141,7 +141,7 @@ async def list_users(
     """People by ``lower(email)``, then id; ``email`` and ``username`` filter by a
     case-insensitive prefix (wildcards in it are literal).
 
-    Keyset paging as :func:`idp_common.repos.paging.keyset_page`, but the sort key is read
+    Keyset paging as :func:`idp_common.storage.repos.paging.keyset_page`, but the sort key is read
     back from Postgres: ``lower()`` in Postgres and ``str.lower`` need not agree beyond ASCII.
     """
     email_key = func.lower(User.email, type_=Text())

@@ -26,7 +26,7 @@ not already say, and the costly work comes last:
    counter, which a password never clears);
 4. unknown person, disabled account, no template, an image that is one of the person's
    published photos (the same pixels, or a face closer than 0.2 to one:
-   :mod:`idp_common.published_photos`), or a face that does not match: one and the same
+   :mod:`idp_common.usecases.published_photos`), or a face that does not match: one and the same
    401 ``auth.invalid_credentials``, audited ``login.failed`` with the reason.
 """
 
@@ -66,15 +66,15 @@ from idp_common.crypto.secretbox import SecretboxError
 from idp_common.errors import FieldError, InvalidArgument, PermissionDenied, ServiceUnavailable
 from idp_common.face.template import is_published_photo, matches, open_template
 from idp_common.protocol.constants import ACR_TWO_FACTOR, AMR_FACE, AMR_MFA, AMR_PASSWORD
-from idp_common.published_photos import (
+from idp_common.state.sessions import Challenge
+from idp_common.storage.repos.face import get_face_template
+from idp_common.storage.repos.users import SignInFacts, UserRecord, get_user, sign_in_facts
+from idp_common.usecases.published_photos import (
     PhotoUnchecked,
     current_photo_fingerprint,
     published_photos,
     remember_photo,
 )
-from idp_common.repos.face import get_face_template
-from idp_common.repos.users import SignInFacts, UserRecord, get_user, sign_in_facts
-from idp_common.sessions import Challenge
 from idp_common.web.caller import caller_ip
 from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS
 from idp_common.web.face import FaceEngine, analyse_image, require_face, unavailable

@@ -21,13 +21,13 @@ from authui_service.store import (
     set_password_hash,
     spend_reset_tokens_of,
 )
-from idp_common.audit import AuditEntry, write_audit
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.errors import FieldError, InvalidArgument
-from idp_common.mail import MailError, build_message, send_mail
-from idp_common.password_policy import check_password
-from idp_common.repos.users import UserRecord, get_user, get_user_by_email
-from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
+from idp_common.operations.mail import MailError, build_message, send_mail
+from idp_common.protocol.password_policy import check_password
+from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.users import UserRecord, get_user, get_user_by_email
+from idp_common.usecases.session_end import end_person_sessions, revoke_user_refresh_tokens
 from idp_common.web.caller import caller_ip
 
 log = logging.getLogger("idp.reset")

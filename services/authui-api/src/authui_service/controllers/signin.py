@@ -32,7 +32,6 @@ from authui_service.schemas import (
 from authui_service.store import get_totp, set_password_hash, use_totp_step
 from authui_service.throttle import Verdict
 from authui_service.totp import spend_recovery_code
-from idp_common.audit import AuditEntry, write_audit
 from idp_common.crypto.passwords import (
     hash_password_async,
     needs_rehash,
@@ -58,16 +57,17 @@ from idp_common.protocol.constants import (
 )
 from idp_common.protocol.oidc_authorize import grant_scopes
 from idp_common.protocol.rfc6238_totp import match_totp_step, recovery_code_digest
-from idp_common.repos.clients import ClientRecord, scope_descriptions
-from idp_common.repos.consents import grant_consent
-from idp_common.repos.users import (
+from idp_common.state.sessions import Challenge, Step
+from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.clients import ClientRecord, scope_descriptions
+from idp_common.storage.repos.consents import grant_consent
+from idp_common.storage.repos.users import (
     SignInFacts,
     UserRecord,
     effective_scopes,
     get_user,
     sign_in_facts,
 )
-from idp_common.sessions import Challenge, Step
 from idp_common.web.caller import caller_ip
 
 log = logging.getLogger("idp.signin")

@@ -18,7 +18,7 @@ from idp_common.protocol.constants import (
     SCOPE_IDP_CONNECTIONS_READ,
     SCOPE_IDP_CONNECTIONS_WRITE,
 )
-from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import current_caller, requires

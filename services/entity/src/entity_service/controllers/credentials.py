@@ -35,11 +35,11 @@ from entity_service.store import profile
 from entity_service.store.credentials import NEW_PASSWORD_FIELD
 from idp_common.config import Settings
 from idp_common.crypto.passwords import hash_password_async
-from idp_common.mail import MailError, build_message, send_mail
-from idp_common.password_policy import check_password
+from idp_common.operations.mail import MailError, build_message, send_mail
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
-from idp_common.repos.users import UserRecord, get_password_hash
-from idp_common.session_end import end_person_sessions, revoke_user_refresh_tokens
+from idp_common.protocol.password_policy import check_password
+from idp_common.storage.repos.users import UserRecord, get_password_hash
+from idp_common.usecases.session_end import end_person_sessions, revoke_user_refresh_tokens
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import current_caller

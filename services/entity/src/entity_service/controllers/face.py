@@ -16,7 +16,7 @@ do. Without the face stack or the secrets key every route answers 503.
 
 Enrolling also fingerprints the person's current photo when it was published without one
 (the face stack was off then), so that face sign-in refuses it
-(:mod:`idp_common.published_photos`).
+(:mod:`idp_common.usecases.published_photos`).
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ from idp_common.avatars.upload import read_upload
 from idp_common.face import FaceEngine
 from idp_common.face.template import seal_template
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
-from idp_common.published_photos import (
+from idp_common.storage.repos.face import delete_face_template, get_face_template, put_face_template
+from idp_common.usecases.published_photos import (
     PhotoUnchecked,
     current_photo_fingerprint,
     published_photos,
     remember_photo,
 )
-from idp_common.repos.face import delete_face_template, get_face_template, put_face_template
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.face import embed_image, face_engine_of, require_face, unavailable

@@ -1,7 +1,7 @@
 """``/entity/permissions``: what the caller is allowed to do (spec part 4 "Entity
 (self-service)"): every scope the caller holds and where each comes from, the same
 answer as the admin API's ``GET /admin/users/{user_id}/effective-scopes`` (one
-explanation, :func:`idp_common.repos.permissions.list_scope_sources`)."""
+explanation, :func:`idp_common.storage.repos.permissions.list_scope_sources`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from litestar import Controller, Request, get
 
 from entity_service.person import person_id
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ
-from idp_common.repos.permissions import EffectiveScope, list_scope_sources
+from idp_common.storage.repos.permissions import EffectiveScope, list_scope_sources
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import current_caller, requires
 

@@ -12,7 +12,7 @@ committed. Answers ``{picture}``, the public URL. DELETE clears the photo (audit
 
 Every photo published is also fingerprinted (its decoded pixels' digest and, when it shows
 one face, that face's embedding, in a face model process) and remembered with the person,
-so that face sign-in refuses it (:mod:`idp_common.published_photos`; issue #19, attack 2).
+so that face sign-in refuses it (:mod:`idp_common.usecases.published_photos`; issue #19, attack 2).
 Without the face stack nothing is fingerprinted here; face enrolment does it later.
 
 Both answer 503 (and change nothing) when no store is configured or it cannot be reached.
@@ -42,7 +42,7 @@ from idp_common.avatars.store import AvatarStore, StoreUnavailable
 from idp_common.avatars.upload import FILE_FIELD, FORM, Upload, read_upload
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
-from idp_common.published_photos import Fingerprint, fingerprint_photo, remember_photo
+from idp_common.usecases.published_photos import Fingerprint, fingerprint_photo, remember_photo
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.face import face_engine_of

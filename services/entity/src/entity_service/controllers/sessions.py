@@ -15,7 +15,7 @@ from litestar.params import Parameter
 from entity_service.person import person_key
 from entity_service.store import sessions as store
 from idp_common.protocol.constants import SCOPE_IDP_SESSIONS_READ, SCOPE_IDP_SESSIONS_WRITE
-from idp_common.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
 from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import current_caller, requires

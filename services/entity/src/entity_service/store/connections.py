@@ -21,11 +21,11 @@ import msgspec
 from sqlalchemy import ColumnElement, delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import Client, Consent, RefreshToken
 from idp_common.errors import NotFound
 from idp_common.protocol.constants import IDP_SCOPE_DESCRIPTIONS, OIDC_SCOPE_DESCRIPTIONS
-from idp_common.repos.clients import scope_descriptions
-from idp_common.repos.paging import keyset_page
+from idp_common.storage.db.models import Client, Consent, RefreshToken
+from idp_common.storage.repos.clients import scope_descriptions
+from idp_common.storage.repos.paging import keyset_page
 
 _MAX_CLIENT_ID_LENGTH: Final = 255
 

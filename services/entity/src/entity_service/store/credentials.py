@@ -28,11 +28,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from entity_service.person import not_a_person
 from idp_common.crypto.passwords import verify_password_async
-from idp_common.db.models import PasswordCredential, User
 from idp_common.errors import Conflict, FieldError, InvalidArgument, RateLimited
 from idp_common.protocol.email_address import email_problem
-from idp_common.ratelimit import RateLimiter
-from idp_common.repos.users import UserRecord, get_password_hash, get_user
+from idp_common.state.ratelimit import RateLimiter
+from idp_common.storage.db.models import PasswordCredential, User
+from idp_common.storage.repos.users import UserRecord, get_password_hash, get_user
 
 CURRENT_PASSWORD_FIELD: Final = "currentPassword"  # noqa: S105 (a field name)
 NEW_PASSWORD_FIELD: Final = "newPassword"  # noqa: S105 (a field name)

@@ -16,7 +16,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from entity_service.person import not_a_person, person_key
-from idp_common.db.models import User
+from idp_common.storage.db.models import User
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from entity_service.person import not_a_person
 from idp_common.avatars.names import public_url
-from idp_common.db.models import User
 from idp_common.errors import Conflict, FieldError, InvalidArgument
 from idp_common.profile_fields import store as fields_store
 from idp_common.profile_fields.schema import DataType, ProfileFieldRead, Validators
 from idp_common.profile_fields.values import to_text
+from idp_common.storage.db.models import User
 
 #: Where the media route serves photos (``users.picture`` is the object name).
 DISPLAY_NAME: Final = "displayName"

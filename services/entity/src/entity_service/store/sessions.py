@@ -25,11 +25,11 @@ import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import Client
 from idp_common.errors import FieldError, InvalidArgument, NotFound
-from idp_common.repos.paging import encode_cursor
-from idp_common.session_end import end_sessions
-from idp_common.sessions import BrowserSession, SessionStore
+from idp_common.state.sessions import BrowserSession, SessionStore
+from idp_common.storage.db.models import Client
+from idp_common.storage.repos.paging import encode_cursor
+from idp_common.usecases.session_end import end_sessions
 
 #: ``session.ended`` reason of a session the person ended themselves.
 REASON: Final = "entity_revoked"

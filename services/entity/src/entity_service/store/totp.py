@@ -28,8 +28,8 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.db.models import TotpCredential, TotpRecoveryCode
 from idp_common.protocol.rfc6238_totp import recovery_code_digest
+from idp_common.storage.db.models import TotpCredential, TotpRecoveryCode
 
 
 class TotpState(msgspec.Struct, frozen=True, kw_only=True):

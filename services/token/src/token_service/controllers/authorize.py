@@ -11,7 +11,7 @@ A request that would store a challenge is bounded (issue #19, attack 4): every p
 has a size bound (``idp_common.protocol.oidc_authorize.PARAMETER_BOUNDS``; beyond it a
 400 page names the parameter), an address may start ``SVC_CHALLENGE_PER_IP`` challenges
 a minute (then a 429 page with ``Retry-After``) and hold at most 50 live ones
-(``idp_common.challenge_quota``: the oldest gives way). A code issued from a live session
+(``idp_common.state.challenge_quota``: the oldest gives way). A code issued from a live session
 and ``prompt=none`` store no challenge and are not counted.
 """
 
@@ -42,10 +42,10 @@ from idp_common.protocol.oidc_authorize import (
     with_query,
 )
 from idp_common.protocol.oidc_id_token_hint import InvalidIdTokenHint, verify_id_token_hint
-from idp_common.repos.clients import ClientRecord, get_client
-from idp_common.repos.codes import create_authorization_code
-from idp_common.repos.users import effective_scopes, get_user
-from idp_common.sessions import BrowserSession, Challenge
+from idp_common.state.sessions import BrowserSession, Challenge
+from idp_common.storage.repos.clients import ClientRecord, get_client
+from idp_common.storage.repos.codes import create_authorization_code
+from idp_common.storage.repos.users import effective_scopes, get_user
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
 from token_service.context import token_context

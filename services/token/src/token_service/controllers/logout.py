@@ -27,16 +27,16 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import Cookie
 from litestar.enums import RequestEncodingType
 
-from idp_common.audit import AuditEntry, write_audit
 from idp_common.protocol.oidc_authorize import with_query
 from idp_common.protocol.oidc_id_token_hint import (
     IdTokenHint,
     InvalidIdTokenHint,
     verify_id_token_hint,
 )
-from idp_common.repos.clients import ClientRecord, get_client
-from idp_common.session_end import end_sessions
-from idp_common.sessions import BrowserSession
+from idp_common.state.sessions import BrowserSession
+from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.clients import ClientRecord, get_client
+from idp_common.usecases.session_end import end_sessions
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
 from token_service.controllers.authorize import error_page, redirect

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Final, Protocol
 
-from idp_common.repos.clients import ClientRecord
+from idp_common.storage.repos.clients import ClientRecord
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
 from token_service.grants.rfc6749_authorization_code import AuthorizationCodeGrant

@@ -39,8 +39,6 @@ from typing import ClassVar, Final, NoReturn
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.audit import AuditEntry, write_audit
-from idp_common.db.engine import DriverConnection
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     GRANT_TYPE_REFRESH_TOKEN,
@@ -50,9 +48,11 @@ from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest
 from idp_common.protocol.rfc6749_scope import format_scope, narrow_scope, parse_scope
 from idp_common.protocol.rfc7636_pkce import verify_pkce
-from idp_common.repos.clients import ClientRecord
-from idp_common.repos.codes import CodeGrant, consume_authorization_code
-from idp_common.repos.refresh_tokens import revoke_by_grant_id
+from idp_common.storage.db.engine import DriverConnection
+from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.clients import ClientRecord
+from idp_common.storage.repos.codes import CodeGrant, consume_authorization_code
+from idp_common.storage.repos.refresh_tokens import revoke_by_grant_id
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
 from token_service.issuance import (

@@ -17,7 +17,7 @@ from typing import ClassVar
 from idp_common.protocol.constants import GRANT_TYPE_CLIENT_CREDENTIALS
 from idp_common.protocol.rfc6749_errors import InvalidScope, UnauthorizedClient
 from idp_common.protocol.rfc6749_scope import is_api_scope, narrow_scope, parse_scope
-from idp_common.repos.clients import ClientRecord
+from idp_common.storage.repos.clients import ClientRecord
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
 from token_service.issuance import (

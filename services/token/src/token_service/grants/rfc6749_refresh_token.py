@@ -36,8 +36,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from idp_common.protocol.constants import GRANT_TYPE_REFRESH_TOKEN
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest, InvalidScope
 from idp_common.protocol.rfc6749_scope import narrow_scope, parse_scope
-from idp_common.repos.clients import ClientRecord
-from idp_common.repos.refresh_tokens import (
+from idp_common.storage.repos.clients import ClientRecord
+from idp_common.storage.repos.refresh_tokens import (
     RefreshTokenRecord,
     RefreshTokenReused,
     issue_refresh_token,

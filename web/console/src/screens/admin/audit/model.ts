@@ -1,5 +1,5 @@
 /**
- * Rows of `GET /admin/audit` (idp_common.repos.audit.AuditRead: note `status_code` and
+ * Rows of `GET /admin/audit` (idp_common.storage.repos.audit.AuditRead: note `status_code` and
  * `occurred_at` keep their snake_case names on the wire) and how the screen reads them.
  */
 

@@ -1,0 +1,150 @@
+"""The audit log (``audit_events``), its one owner: every security decision and every write
+leaves one row, and the administration API reads them newest first with keyset paging
+(DESIGN.md "Lists").
+
+``write_audit`` adds the row to the caller's transaction, so the record and the change
+it describes commit (or roll back) together. ``record_audit`` is for decisions that
+change nothing else (a refused request), in a transaction of its own;
+``record_refusal`` the same for a refusal, which stands even when the audit store is down
+(the failure is logged instead).
+Rows never carry secrets: no password, code or token, only identifiers. Rows are only
+inserted, never updated or deleted.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+from datetime import datetime
+from typing import Any
+
+import msgspec
+from sqlalchemy import select, tuple_
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from idp_common.errors import FieldError, InvalidArgument
+from idp_common.storage.db.models import AuditEvent
+
+log = logging.getLogger("idp.audit")
+
+
+class AuditEntry(msgspec.Struct, frozen=True, kw_only=True):
+    action: str
+    status_code: int
+    ip: str | None = None
+    actor: str | None = None
+    target_type: str | None = None
+    target: str | None = None
+    detail: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+def write_audit(session: AsyncSession, entry: AuditEntry) -> None:
+    """Add the row to ``session``'s open transaction."""
+    session.add(
+        AuditEvent(
+            action=entry.action,
+            status_code=entry.status_code,
+            ip=entry.ip,
+            actor=entry.actor,
+            target_type=entry.target_type,
+            target=entry.target,
+            detail=dict(entry.detail),
+        )
+    )
+
+
+async def record_audit(sessions: async_sessionmaker[AsyncSession], entry: AuditEntry) -> None:
+    """Write one row in a transaction of its own."""
+    async with sessions.begin() as session:
+        write_audit(session, entry)
+
+
+async def record_refusal(sessions: async_sessionmaker[AsyncSession], entry: AuditEntry) -> None:
+    """:func:`record_audit` of a refusal: the refusal stands even if the row cannot be
+    written (the audit store is down), so the failure is logged, never raised."""
+    try:
+        await record_audit(sessions, entry)
+    except Exception as exc:
+        log.error("audit write failed for %s (%s)", entry.action, type(exc).__name__)
+
+
+class AuditRead(msgspec.Struct, frozen=True, rename="camel"):
+    id: int
+    action: str
+    status_code: int = msgspec.field(name="status_code")
+    occurred_at: datetime = msgspec.field(name="occurred_at")
+    ip: str | None = None
+    actor: str | None = None
+    target_type: str | None = None
+    target: str | None = None
+    detail: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class AuditFilter(msgspec.Struct, frozen=True, kw_only=True):
+    action: str | None = None
+    actor: str | None = None
+    target: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+class AuditPage(msgspec.Struct, frozen=True, rename="camel"):
+    items: list[AuditRead]
+    next_cursor: str | None
+
+
+def encode_cursor(occurred_at: datetime, row_id: int) -> str:
+    raw = f"{occurred_at.isoformat()}|{row_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, int]:
+    """Raise InvalidArgument naming ``cursor`` for anything this module did not make."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        when, _, row_id = raw.partition("|")
+        return datetime.fromisoformat(when), int(row_id)
+    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        raise InvalidArgument(
+            "cursor is not valid", errors=[FieldError("cursor", "not a cursor from this list")]
+        ) from exc
+
+
+async def list_audit(
+    session: AsyncSession, filters: AuditFilter, *, limit: int, cursor: str | None
+) -> AuditPage:
+    """One page of events matching every filter given, ordered newest first."""
+    query = select(AuditEvent)
+    if filters.action is not None:
+        query = query.where(AuditEvent.action == filters.action)
+    if filters.actor is not None:
+        query = query.where(AuditEvent.actor == filters.actor)
+    if filters.target is not None:
+        query = query.where(AuditEvent.target == filters.target)
+    if filters.since is not None:
+        query = query.where(AuditEvent.occurred_at >= filters.since)
+    if filters.until is not None:
+        query = query.where(AuditEvent.occurred_at < filters.until)
+    if cursor:
+        at, row_id = decode_cursor(cursor)
+        query = query.where(tuple_(AuditEvent.occurred_at, AuditEvent.id) < tuple_(at, row_id))
+    query = query.order_by(AuditEvent.occurred_at.desc(), AuditEvent.id.desc()).limit(limit + 1)
+    rows = (await session.scalars(query)).all()
+    items = [
+        AuditRead(
+            id=r.id,
+            action=r.action,
+            status_code=r.status_code,
+            occurred_at=r.occurred_at,
+            ip=r.ip,
+            actor=r.actor,
+            target_type=r.target_type,
+            target=r.target,
+            detail=dict(r.detail or {}),
+        )
+        for r in rows[:limit]
+    ]
+    more = len(rows) > limit
+    next_cursor = encode_cursor(items[-1].occurred_at, items[-1].id) if more and items else None
+    return AuditPage(items=items, next_cursor=next_cursor)
