@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from idp_common.protocol.rfc6749_errors import InvalidRequest, OAuth2Error
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     PARAMETER_BOUNDS,
-    AuthorizeError,
     ParameterTooLong,
     UntrustedRequest,
     parse_acr_values,
@@ -42,7 +42,7 @@ def test_an_oversized_value_is_refused_even_when_repeated() -> None:
 def test_an_oversized_value_is_untrusted_not_sent_to_the_client() -> None:
     """The error page, not a redirect: a too-long value says nothing good of the request."""
     assert issubclass(ParameterTooLong, UntrustedRequest)
-    assert not issubclass(ParameterTooLong, AuthorizeError)
+    assert not issubclass(ParameterTooLong, OAuth2Error)
 
 
 def test_unknown_parameters_are_ignored_whatever_their_size() -> None:
@@ -54,7 +54,7 @@ def test_repeated_parameters() -> None:
         single_values({"client_id": ["a", "b"]})
     values, repeated = single_values({"state": ["a", "b"], "nonce": ["n"], "prompt": [""]})
     assert values == {"nonce": "n"} and repeated == ["state"]
-    with pytest.raises(AuthorizeError, match="the state parameter is repeated"):
+    with pytest.raises(InvalidRequest, match="the state parameter is repeated"):
         refuse_repeated(repeated)
 
 

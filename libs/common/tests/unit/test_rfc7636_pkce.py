@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest
-from idp_common.protocol.rfc7636_pkce import s256_challenge, validate_code_challenge, verify_pkce
+from idp_common.protocol.rfc7636_pkce import requested_challenge, s256_challenge, verify_pkce
 
 VERIFIER = "dBjftJeZ4CVP-mJ92K27uhbUJU1p1r_wW1gFWFOEjXk"
 CHALLENGE = (
@@ -50,9 +50,17 @@ def test_refusals(verifier: str | None, challenge: str, method: str | None) -> N
         (CHALLENGE + "=", "S256", False),
     ],
 )
-def test_validate_code_challenge(challenge: str | None, method: str | None, ok: bool) -> None:
+def test_requested_challenge(challenge: str | None, method: str | None, ok: bool) -> None:
     if ok:
-        validate_code_challenge(challenge, method)
+        assert requested_challenge(challenge, method, required=True) == (CHALLENGE, "S256")
     else:
         with pytest.raises(InvalidRequest):
-            validate_code_challenge(challenge, method)
+            requested_challenge(challenge, method, required=True)
+
+
+def test_a_confidential_client_may_leave_pkce_out() -> None:
+    assert requested_challenge(None, None, required=False) is None
+    with pytest.raises(InvalidRequest, match="PKCE code_challenge is required"):
+        requested_challenge(None, None, required=True)
+    with pytest.raises(InvalidRequest, match="code_challenge_method without code_challenge"):
+        requested_challenge(None, "S256", required=False)

@@ -3,7 +3,8 @@
 - Only ``application/x-www-form-urlencoded`` bodies (RFC 6749 §3.2, §4.1.3; RFC 7662 §2.1;
   RFC 7009 §2.1; RFC 6750 §2.2), UTF-8.
 - A recognised parameter given twice is refused (RFC 6749 §3.2); unknown parameters are
-  ignored (§3.1); a parameter with an empty value is treated as omitted (§3.1).
+  ignored (§3.1); a parameter with an empty value is treated as omitted (§3.1): the rule
+  of :mod:`idp_common.protocol.rfc6749_parameters`, shared with authorize and logout.
 - The Structs name every parameter an endpoint reads; nothing below the controller reads
   the raw form.
 """
@@ -17,6 +18,7 @@ import msgspec
 from litestar import Request
 
 from idp_common.protocol.rfc6749_errors import InvalidRequest
+from idp_common.protocol.rfc6749_parameters import group_pairs, single_values
 
 FORM_MEDIA_TYPE: Final = "application/x-www-form-urlencoded"
 _MAX_FIELDS: Final = 64
@@ -77,16 +79,9 @@ async def read_form(request: Request[Any, Any, Any], known: frozenset[str]) -> d
         )
     except (UnicodeDecodeError, ValueError) as exc:
         raise InvalidRequest("the request body is not a valid form") from exc
-    form: dict[str, str] = {}
-    seen: set[str] = set()
-    for name, value in pairs:
-        if name not in known:
-            continue
-        if name in seen:
-            raise InvalidRequest(f"parameter {name} is repeated")
-        seen.add(name)
-        if value:
-            form[name] = value
+    form, repeated = single_values(group_pairs(pairs, known))
+    if repeated:
+        raise InvalidRequest(f"parameter {repeated[0]} is repeated")
     return form
 
 

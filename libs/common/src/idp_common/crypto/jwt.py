@@ -17,11 +17,9 @@
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
@@ -35,6 +33,7 @@ from idp_common.protocol.constants import (
     JWT_TYP_ID_TOKEN,
     JWT_TYP_LOGOUT_TOKEN,
 )
+from idp_common.protocol.rfc4648_base64url import base64url_decode
 
 __all__ = [
     "MAX_TOKEN_LENGTH",
@@ -64,7 +63,6 @@ DEFAULT_ACCESS_TOKEN_TTL: Final = ACCESS_TOKEN_TTL_SECONDS
 _ALGORITHMS: Final = (JWS_ALGORITHM,)
 _REFUSED_HEADERS: Final = frozenset({"crit", "b64", "jwk", "jku", "x5u", "x5c"})
 _MEDIA_TYPE_PREFIX: Final = "application/"
-_B64URL: Final = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class InvalidToken(Exception):
@@ -85,12 +83,8 @@ def sign_jwt(claims: Mapping[str, Any], key_set: KeySet, *, typ: str = TYP_JWT) 
 
 def _b64url_json(segment: str) -> Any:
     """Strict base64url (RFC 7515 §2: no padding, no other alphabet) then JSON."""
-    padded = segment + "=" * (-len(segment) % 4)
     try:
-        if not _B64URL.fullmatch(segment):
-            raise ValueError("not base64url")
-        raw = base64.b64decode(padded.encode("ascii"), altchars=b"-_", validate=True)
-        return json.loads(raw)
+        return json.loads(base64url_decode(segment, strict=True))
     except (binascii.Error, UnicodeError, ValueError) as exc:
         raise InvalidToken("malformed") from exc
 

@@ -25,7 +25,6 @@ next restart.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -42,6 +41,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from joserfc.jwk import KeySet as JoseKeySet
 from joserfc.jwk import RSAKey
+
+from idp_common.protocol.rfc4648_base64url import base64url_encode
 
 __all__ = [
     "JWS_ALGORITHM",
@@ -79,7 +80,7 @@ class KeySetError(Exception):
 def _b64url_uint(value: int) -> str:
     """Base64url encoding of an unsigned integer, big-endian, no padding (RFC 7518 §2)."""
     raw = value.to_bytes((value.bit_length() + 7) // 8 or 1, "big")
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+    return base64url_encode(raw)
 
 
 def rfc7638_thumbprint(jwk: Mapping[str, Any]) -> str:
@@ -93,7 +94,7 @@ def rfc7638_thumbprint(jwk: Mapping[str, Any]) -> str:
     members = {"e": jwk["e"], "kty": "RSA", "n": jwk["n"]}
     canonical = json.dumps(members, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
     digest = hashlib.sha256(canonical.encode("utf-8")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+    return base64url_encode(digest)
 
 
 def _public_jwk(public_key: rsa.RSAPublicKey, kid: str) -> dict[str, str]:

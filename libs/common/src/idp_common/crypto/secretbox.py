@@ -27,7 +27,6 @@ Losing the key makes every stored TOTP secret unreadable (people enrol again).
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import os
@@ -38,6 +37,8 @@ from typing import Final
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from idp_common.protocol.rfc4648_base64url import base64url_decode, base64url_encode
 
 __all__ = [
     "SECRETS_KEY_ENV",
@@ -66,15 +67,14 @@ class SecretboxError(Exception):
 
 def generate_key() -> str:
     """A fresh key in the form ``SVC_SECRETS_KEY`` takes (base64url, no padding)."""
-    return base64.urlsafe_b64encode(secrets.token_bytes(KEY_BYTES)).rstrip(b"=").decode()
+    return base64url_encode(secrets.token_bytes(KEY_BYTES))
 
 
 def parse_key(text: str) -> bytes:
     """Decode a base64 or base64url key of exactly 32 bytes; ValueError otherwise."""
     raw = text.strip()
-    padded = raw + "=" * (-len(raw) % 4)
     try:
-        key = base64.urlsafe_b64decode(padded.replace("+", "-").replace("/", "_"))
+        key = base64url_decode(raw.replace("+", "-").replace("/", "_"))
     except (binascii.Error, ValueError) as exc:
         raise ValueError(f"{SECRETS_KEY_ENV}: not base64") from exc
     if len(key) != KEY_BYTES:

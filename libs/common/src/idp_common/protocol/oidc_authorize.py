@@ -6,10 +6,12 @@ Validation happens in two stages, because where an error may go depends on it:
    equals one of its redirect URIs exactly (no trailing-slash, query or port leniency).
    Until both hold, an error is shown to the person (``UntrustedRequest``) and nothing is
    sent to the URI.
-2. ``parse_request``: every other parameter. Errors raise ``AuthorizeError``, which the
-   endpoint sends back to the (now trusted) redirect URI with ``state`` and ``iss``.
+2. ``parse_request``: every other parameter. Errors raise the RFC 6749 error classes
+   (:mod:`idp_common.protocol.rfc6749_errors`), which the endpoint sends back to the (now
+   trusted) redirect URI with ``state`` and ``iss``.
 
-Parameters may not repeat (RFC 6749 §3.1); unknown ones are ignored.
+Parameters may not repeat (RFC 6749 §3.1, :mod:`idp_common.protocol.rfc6749_parameters`);
+unknown ones are ignored. PKCE is checked by :mod:`idp_common.protocol.rfc7636_pkce`.
 
 Size bounds (issue #19, attack 4). A request that has not signed anyone in yet may store a
 sign-in challenge, so what it may carry is bounded before anything else is looked at. A
@@ -65,9 +67,15 @@ from idp_common.protocol.constants import (
     PROMPT_VALUES,
     RESPONSE_TYPE_CODE,
 )
+from idp_common.protocol.rfc6749_errors import (
+    InvalidRequest,
+    InvalidScope,
+    RequestNotSupported,
+    UnsupportedResponseType,
+)
+from idp_common.protocol.rfc6749_parameters import single_values as given_once
+from idp_common.protocol.rfc7636_pkce import requested_challenge
 
-PKCE_METHOD_S256 = "S256"
-_PKCE_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 _SCOPE_TOKEN = re.compile(r"^[\x21\x23-\x5b\x5d-\x7e]+$")  # RFC 6749 §3.3 scope-token
 #: The longest value each parameter may have, in characters (see the module's table).
 PARAMETER_BOUNDS: Final[Mapping[str, int]] = MappingProxyType(
@@ -112,15 +120,6 @@ class ParameterTooLong(UntrustedRequest):
         super().__init__(f"the {name} parameter is longer than {bound} characters")
         self.name = name
         self.bound = bound
-
-
-class AuthorizeError(Exception):
-    """An error for the client, sent to its redirect URI (RFC 6749 §4.1.2.1)."""
-
-    def __init__(self, error: str, description: str) -> None:
-        super().__init__(description)
-        self.error = error
-        self.description = description
 
 
 @dataclass(frozen=True)
@@ -168,22 +167,16 @@ def single_values(params: Mapping[str, Sequence[str]]) -> tuple[dict[str, str], 
     trusted, with ``refuse_repeated``.
     """
     check_bounds(params)
-    values: dict[str, str] = {}
-    repeated: list[str] = []
-    for name in ALL_PARAMETERS:
-        given = [v for v in params.get(name, ()) if v != ""]
-        if len(given) > 1:
-            if name in ("client_id", "redirect_uri"):
-                raise UntrustedRequest(f"the {name} parameter is repeated")
-            repeated.append(name)
-        elif given:
-            values[name] = given[0]
+    values, repeated = given_once({name: params.get(name, ()) for name in ALL_PARAMETERS})
+    for name in ("client_id", "redirect_uri"):
+        if name in repeated:
+            raise UntrustedRequest(f"the {name} parameter is repeated")
     return values, repeated
 
 
 def refuse_repeated(repeated: Sequence[str]) -> None:
     if repeated:
-        raise AuthorizeError("invalid_request", f"the {repeated[0]} parameter is repeated")
+        raise InvalidRequest(f"the {repeated[0]} parameter is repeated")
 
 
 def match_redirect_uri(registered: Sequence[str], given: str | None) -> str:
@@ -198,13 +191,16 @@ def match_redirect_uri(registered: Sequence[str], given: str | None) -> str:
 def parse_request(
     values: Mapping[str, str], *, client_id: str, redirect_uri: str, public_client: bool
 ) -> AuthorizationRequest:
-    """Validate everything after the redirect URI is trusted."""
+    """Validate everything after the redirect URI is trusted (raises ``OAuth2Error``)."""
     if values.get("request") or values.get("request_uri"):
-        raise AuthorizeError("request_not_supported", "request objects are not supported")
+        raise RequestNotSupported("request objects are not supported")
     if values.get("response_type") != RESPONSE_TYPE_CODE:
-        raise AuthorizeError("unsupported_response_type", "only response_type=code is supported")
+        raise UnsupportedResponseType("only response_type=code is supported")
     if values.get("response_mode", "query") != "query":
-        raise AuthorizeError("invalid_request", "only response_mode=query is supported")
+        raise InvalidRequest("only response_mode=query is supported")
+    pkce = requested_challenge(
+        values.get("code_challenge"), values.get("code_challenge_method"), required=public_client
+    )
     return AuthorizationRequest(
         client_id=client_id,
         redirect_uri=redirect_uri,
@@ -216,7 +212,8 @@ def parse_request(
         login_hint=values.get("login_hint"),
         id_token_hint=values.get("id_token_hint"),
         acr_values=parse_acr_values(values.get("acr_values")),
-        **parse_pkce(values, public_client=public_client),
+        code_challenge=pkce[0] if pkce else None,
+        code_challenge_method=pkce[1] if pkce else None,
     )
 
 
@@ -239,11 +236,11 @@ def parse_scopes(raw: str) -> list[str]:
         if not token:
             continue
         if not _SCOPE_TOKEN.match(token):
-            raise AuthorizeError("invalid_scope", "a scope value has characters not allowed")
+            raise InvalidScope("a scope value has characters not allowed")
         if token not in scopes:
             scopes.append(token)
     if not scopes:
-        raise AuthorizeError("invalid_scope", "scope is required")
+        raise InvalidScope("scope is required")
     return scopes
 
 
@@ -251,9 +248,9 @@ def parse_prompt(raw: str | None) -> frozenset[str]:
     values = frozenset(v for v in (raw or "").split(" ") if v)
     unknown = values - set(PROMPT_VALUES)
     if unknown:
-        raise AuthorizeError("invalid_request", "prompt has an unsupported value")
+        raise InvalidRequest("prompt has an unsupported value")
     if PROMPT_NONE in values and len(values) > 1:
-        raise AuthorizeError("invalid_request", "prompt=none cannot be combined with other values")
+        raise InvalidRequest("prompt=none cannot be combined with other values")
     return values
 
 
@@ -261,24 +258,8 @@ def parse_max_age(raw: str | None) -> int | None:
     if raw is None:
         return None
     if not raw.isdigit() or len(raw) > 10:
-        raise AuthorizeError("invalid_request", "max_age must be a non-negative integer")
+        raise InvalidRequest("max_age must be a non-negative integer")
     return int(raw)
-
-
-def parse_pkce(values: Mapping[str, str], *, public_client: bool) -> dict[str, str | None]:
-    challenge = values.get("code_challenge")
-    method = values.get("code_challenge_method")
-    if challenge is None:
-        if public_client:
-            raise AuthorizeError("invalid_request", "PKCE code_challenge is required")
-        if method is not None:
-            raise AuthorizeError("invalid_request", "code_challenge_method without code_challenge")
-        return {"code_challenge": None, "code_challenge_method": None}
-    if method != PKCE_METHOD_S256:
-        raise AuthorizeError("invalid_request", "code_challenge_method must be S256")
-    if not _PKCE_CHALLENGE.match(challenge):
-        raise AuthorizeError("invalid_request", "code_challenge is not a base64url SHA-256")
-    return {"code_challenge": challenge, "code_challenge_method": PKCE_METHOD_S256}
 
 
 def grant_scopes(

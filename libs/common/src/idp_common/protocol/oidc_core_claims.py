@@ -10,14 +10,11 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-
-def b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+from idp_common.protocol.rfc4648_base64url import base64url_encode
 
 
 def digest(secret: str) -> bytes:
@@ -25,12 +22,12 @@ def digest(secret: str) -> bytes:
 
 
 def session_sid(session_id: str) -> str:
-    return b64url(hashlib.sha256(session_id.encode("utf-8")).digest())
+    return base64url_encode(hashlib.sha256(session_id.encode("utf-8")).digest())
 
 
 def at_hash(access_token: str) -> str:
     full = hashlib.sha256(access_token.encode("ascii")).digest()
-    return b64url(full[: len(full) // 2])
+    return base64url_encode(full[: len(full) // 2])
 
 
 def id_token_claims(

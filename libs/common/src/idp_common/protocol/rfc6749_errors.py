@@ -1,7 +1,8 @@
 """OAuth 2.0 error responses (RFC 6749 §5.2, §4.1.2.1; RFC 6750 §3.1; OIDC Core §3.1.2.6).
 
 Each error code is its own class with ``error`` and ``status_code`` (STYLE.md §6). A
-protocol endpoint answers ``to_body()`` as JSON with ``headers`` added:
+protocol endpoint answers ``to_body()`` as JSON with ``headers`` added; ``/oauth2/authorize``
+sends ``error`` and ``description`` to the client's redirect URI instead (§4.1.2.1):
 
 - ``InvalidClient`` raised for a client that tried HTTP Basic carries
   ``WWW-Authenticate: Basic realm="idp"`` (RFC 6749 §5.2: 401 and the scheme it used).
@@ -20,10 +21,8 @@ import re
 from typing import ClassVar, Final
 
 __all__ = [
-    "AccessDenied",
     "ConsentRequired",
     "InsufficientScope",
-    "InteractionRequired",
     "InvalidClient",
     "InvalidGrant",
     "InvalidRequest",
@@ -31,12 +30,13 @@ __all__ = [
     "InvalidToken",
     "LoginRequired",
     "OAuth2Error",
+    "RequestNotSupported",
     "ServerError",
     "TemporarilyUnavailable",
     "TooManyRequests",
     "UnauthorizedClient",
     "UnsupportedGrantType",
-    "UnsupportedTokenType",
+    "UnsupportedResponseType",
     "safe_description",
 ]
 
@@ -98,21 +98,14 @@ class UnsupportedGrantType(OAuth2Error):
     error = "unsupported_grant_type"
 
 
-class UnsupportedTokenType(OAuth2Error):
-    """RFC 7009 §2.2.1."""
+class UnsupportedResponseType(OAuth2Error):
+    """RFC 6749 §4.1.2.1 (redirected to the client)."""
 
-    error = "unsupported_token_type"
+    error = "unsupported_response_type"
 
 
 class InvalidScope(OAuth2Error):
     error = "invalid_scope"
-
-
-class AccessDenied(OAuth2Error):
-    """RFC 6749 §4.1.2.1 (redirected to the client, status unused)."""
-
-    error = "access_denied"
-    status_code = 403
 
 
 class LoginRequired(OAuth2Error):
@@ -125,8 +118,10 @@ class ConsentRequired(OAuth2Error):
     error = "consent_required"
 
 
-class InteractionRequired(OAuth2Error):
-    error = "interaction_required"
+class RequestNotSupported(OAuth2Error):
+    """OIDC Core §3.1.2.6: ``request`` and ``request_uri`` are refused."""
+
+    error = "request_not_supported"
 
 
 class ServerError(OAuth2Error):

@@ -8,22 +8,22 @@
   constant time.
 
 :func:`verify_pkce` is the token endpoint's check (raises ``InvalidGrant``);
-:func:`validate_code_challenge` is the authorization endpoint's check of the request
+:func:`requested_challenge` is the authorization endpoint's check of the request
 (raises ``InvalidRequest``).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import re
 from typing import Final
 
 from idp_common.protocol.constants import CODE_CHALLENGE_METHOD_S256
+from idp_common.protocol.rfc4648_base64url import base64url_encode
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest
 
-__all__ = ["s256_challenge", "validate_code_challenge", "verify_pkce"]
+__all__ = ["requested_challenge", "s256_challenge", "verify_pkce"]
 
 _VERIFIER: Final = re.compile(r"[A-Za-z0-9\-._~]{43,128}")
 #: An S256 challenge is the base64url of 32 bytes: exactly 43 characters, no padding.
@@ -32,21 +32,28 @@ _S256_CHALLENGE: Final = re.compile(r"[A-Za-z0-9\-_]{43}")
 
 def s256_challenge(verifier: str) -> str:
     """BASE64URL-ENCODE(SHA256(ASCII(code_verifier))) (RFC 7636 §4.2)."""
-    raw = hashlib.sha256(verifier.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+    return base64url_encode(hashlib.sha256(verifier.encode("ascii")).digest())
 
 
-def validate_code_challenge(challenge: str | None, method: str | None) -> None:
-    """Authorization request check (RFC 7636 §4.3): S256 with a well-formed challenge.
+def requested_challenge(
+    challenge: str | None, method: str | None, *, required: bool
+) -> tuple[str, str] | None:
+    """Authorization request check (RFC 7636 §4.3): ``(challenge, "S256")``, or None when
+    the request has no challenge and ``required`` (a public client) is false.
 
     A missing method means ``plain`` (§4.3) and is refused like ``plain`` itself.
     """
-    if not challenge:
-        raise InvalidRequest("code_challenge is required")
+    if challenge is None:
+        if required:
+            raise InvalidRequest("PKCE code_challenge is required")
+        if method is not None:
+            raise InvalidRequest("code_challenge_method without code_challenge")
+        return None
     if method != CODE_CHALLENGE_METHOD_S256:
         raise InvalidRequest("code_challenge_method must be S256")
     if not _S256_CHALLENGE.fullmatch(challenge):
-        raise InvalidRequest("code_challenge is not a base64url SHA-256 value")
+        raise InvalidRequest("code_challenge is not a base64url SHA-256")
+    return challenge, CODE_CHALLENGE_METHOD_S256
 
 
 def verify_pkce(verifier: str | None, challenge: str, method: str | None) -> None:

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 import uuid
@@ -26,6 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.errors import FieldError, InvalidArgument, NotFound
+from idp_common.protocol.rfc4648_base64url import base64url_decode
 from idp_common.state.sessions import BrowserSession, SessionStore
 from idp_common.storage.db.models import Client
 from idp_common.storage.repos.paging import encode_cursor
@@ -70,7 +70,7 @@ def _sort_key(record: BrowserSession) -> tuple[int, str]:
 
 def _decode_cursor(cursor: str) -> tuple[int, str]:
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        raw = base64url_decode(cursor)
         values = json.loads(raw)
     except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
         raise _bad_cursor() from exc

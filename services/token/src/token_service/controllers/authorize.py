@@ -17,21 +17,17 @@ and ``prompt=none`` store no challenge and are not counted.
 
 from __future__ import annotations
 
-import html
 import time
 import uuid
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from litestar import Controller, Request, Response, get, post
-from litestar.enums import RequestEncodingType
 
 from idp_common.protocol.caller_address import rate_limit_address
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     AuthorizationRequest,
-    AuthorizeError,
     UntrustedRequest,
     grant_scopes,
     match_redirect_uri,
@@ -42,12 +38,21 @@ from idp_common.protocol.oidc_authorize import (
     with_query,
 )
 from idp_common.protocol.oidc_id_token_hint import InvalidIdTokenHint, verify_id_token_hint
+from idp_common.protocol.rfc6749_errors import (
+    ConsentRequired,
+    InvalidRequest,
+    InvalidScope,
+    LoginRequired,
+    OAuth2Error,
+    UnauthorizedClient,
+)
 from idp_common.state.sessions import BrowserSession, Challenge
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.storage.repos.codes import create_authorization_code
 from idp_common.storage.repos.users import effective_scopes, get_user
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
+from token_service.browser import browser_parameters, error_page, error_redirect, redirect
 from token_service.context import token_context
 from token_service.limits import challenge_retry_after
 from token_service.storage import authorize_view
@@ -61,8 +66,7 @@ class AuthorizeController(Controller):
 
     @get(operation_id="authorize", summary="Start an authorization request (RFC 6749 §4.1.1)")
     async def authorize_get(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        params = {name: request.query_params.getall(name, []) for name in ALL_PARAMETERS}
-        return await authorize(request, params, status=302)
+        return await authorize(request, status=302)
 
     @post(
         operation_id="authorizePost",
@@ -70,17 +74,13 @@ class AuthorizeController(Controller):
         status_code=303,
     )
     async def authorize_post(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        content_type = request.headers.get("content-type", "")
-        if not content_type.startswith(RequestEncodingType.URL_ENCODED):
-            return error_page("The authorization request must be a form post.", status=415)
-        form = await request.form()
-        params = {name: list(form.getall(name, [])) for name in ALL_PARAMETERS}
-        return await authorize(request, params, status=303)
+        return await authorize(request, status=303)
 
 
-async def authorize(
-    request: Request[Any, Any, Any], params: Mapping[str, Sequence[str]], *, status: int
-) -> Response[bytes]:
+async def authorize(request: Request[Any, Any, Any], *, status: int) -> Response[bytes]:
+    params = await browser_parameters(request, ALL_PARAMETERS)
+    if params is None:
+        return error_page("The authorization request must be a form post.", status=415)
     resources = resources_of(request)
     try:
         values, repeated = single_values(params)
@@ -96,7 +96,7 @@ async def authorize(
     try:
         refuse_repeated(repeated)
         if GRANT_AUTHORIZATION_CODE not in client.grant_types:
-            raise AuthorizeError("unauthorized_client", "the client may not use the code flow")
+            raise UnauthorizedClient("the client may not use the code flow")
         req = parse_request(
             values,
             client_id=client.client_id,
@@ -104,19 +104,9 @@ async def authorize(
             public_client=not client.is_confidential,
         )
         return await decide(request, resources, client, req, status)
-    except AuthorizeError as exc:
-        return redirect(
-            with_query(
-                redirect_uri,
-                {
-                    "error": exc.error,
-                    "error_description": exc.description,
-                    "state": state,
-                    "iss": resources.settings.issuer,
-                },
-            ),
-            status,
-        )
+    except OAuth2Error as exc:
+        issuer = resources.settings.issuer
+        return error_redirect(redirect_uri, exc, state=state, issuer=issuer, status=status)
 
 
 async def decide(
@@ -143,15 +133,15 @@ async def decide(
     view = await authorize_view(resources.hot, user_id, client.pk) if user_id else None
     if session is None or view is None or view[0].claims.user.disabled:
         if req.no_interaction:
-            raise AuthorizeError("login_required", "the person must sign in")
+            raise LoginRequired("the person must sign in")
         return await to_sign_in(request, resources, req, None, status)
     person, consented = view
     granted = grant_scopes(req.scopes, client.scopes, set(person.scopes))
     if not granted:
-        raise AuthorizeError("invalid_scope", "none of the requested scopes may be granted")
+        raise InvalidScope("none of the requested scopes may be granted")
     if not client.skip_consent and (req.forces_consent or not set(granted) <= consented):
         if req.no_interaction:
-            raise AuthorizeError("consent_required", "the person must approve this application")
+            raise ConsentRequired("the person must approve this application")
         return await to_sign_in(request, resources, req, session, status)
     return await issue_code(resources, client, req, session, granted, status)
 
@@ -182,7 +172,7 @@ def hinted_subject(
             client_id=client_id,
         )
     except InvalidIdTokenHint as exc:
-        raise AuthorizeError("invalid_request", "id_token_hint is not valid") from exc
+        raise InvalidRequest("id_token_hint is not valid") from exc
     return hint.subject
 
 
@@ -267,17 +257,10 @@ async def resume(
         code_challenge_method=challenge.code_challenge_method,
     )
     if not granted:
-        return redirect(
-            with_query(
-                req.redirect_uri,
-                {
-                    "error": "invalid_scope",
-                    "error_description": "none of the scopes may be granted",
-                    "state": req.state,
-                    "iss": resources.settings.issuer,
-                },
-            ),
-            status,
+        refused = InvalidScope("none of the scopes may be granted")
+        issuer = resources.settings.issuer
+        return error_redirect(
+            req.redirect_uri, refused, state=req.state, issuer=issuer, status=status
         )
     return await issue_code(resources, client, req, session, granted, status)
 
@@ -306,32 +289,5 @@ async def issue_code(
         amr=list(session.amr),
     )
     await resources.browser_sessions.touch(session, client_id=client.client_id)
-    return redirect(
-        with_query(
-            req.redirect_uri,
-            {
-                "code": code,
-                "state": req.state,
-                "iss": resources.settings.issuer,
-            },
-        ),
-        status,
-    )
-
-
-def redirect(location: str, status: int) -> Response[bytes]:
-    return Response(b"", status_code=status, headers={"Location": location})
-
-
-def error_page(
-    message: str, *, status: int = 400, headers: dict[str, str] | None = None
-) -> Response[bytes]:
-    """Shown to the person when the request cannot be sent back to the client."""
-    body = (
-        '<!doctype html><html lang="en"><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Sign-in refused</title><h1>Sign-in refused</h1><p>{html.escape(message)}</p>"
-    ).encode()
-    return Response(
-        body, status_code=status, media_type="text/html; charset=utf-8", headers=headers
-    )
+    issued = {"code": code, "state": req.state, "iss": resources.settings.issuer}
+    return redirect(with_query(req.redirect_uri, issued), status)

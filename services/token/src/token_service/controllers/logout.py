@@ -25,7 +25,6 @@ from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import Cookie
-from litestar.enums import RequestEncodingType
 
 from idp_common.protocol.oidc_authorize import with_query
 from idp_common.protocol.oidc_id_token_hint import (
@@ -33,13 +32,14 @@ from idp_common.protocol.oidc_id_token_hint import (
     InvalidIdTokenHint,
     verify_id_token_hint,
 )
+from idp_common.protocol.rfc6749_parameters import single_values
 from idp_common.state.sessions import BrowserSession
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.usecases.session_end import end_sessions
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
-from token_service.controllers.authorize import error_page, redirect
+from token_service.browser import browser_parameters, error_page, redirect
 from token_service.logout_page import CONFIRMATION_FIELD, confirmation_page
 
 PARAMETERS = ("id_token_hint", "post_logout_redirect_uri", "state", "client_id")
@@ -55,8 +55,7 @@ class LogoutController(Controller):
 
     @get(operation_id="logout", summary="End the session (OIDC RP-Initiated Logout)")
     async def logout_get(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        params = {name: request.query_params.getall(name, []) for name in PARAMETERS}
-        return await logout(request, params, status=302)
+        return await logout(request, PARAMETERS, status=302)
 
     @post(
         operation_id="logoutPost",
@@ -64,16 +63,15 @@ class LogoutController(Controller):
         status_code=303,
     )
     async def logout_post(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        if not request.headers.get("content-type", "").startswith(RequestEncodingType.URL_ENCODED):
-            return error_page("The logout request must be a form post.", status=415)
-        form = await request.form()
-        params = {name: list(form.getall(name, [])) for name in (*PARAMETERS, CONFIRMATION_FIELD)}
-        return await logout(request, params, status=303)
+        return await logout(request, (*PARAMETERS, CONFIRMATION_FIELD), status=303)
 
 
 async def logout(
-    request: Request[Any, Any, Any], params: Mapping[str, Sequence[str]], *, status: int
+    request: Request[Any, Any, Any], names: Sequence[str], *, status: int
 ) -> Response[bytes]:
+    params = await browser_parameters(request, names)
+    if params is None:
+        return error_page("The logout request must be a form post.", status=415)
     resources = resources_of(request)
     try:
         values = _single(params)
@@ -112,13 +110,9 @@ async def logout(
 
 
 def _single(params: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for name, given in params.items():
-        present = [v for v in given if v]
-        if len(present) > 1:
-            raise LogoutRefused(f"the {name} parameter is repeated")
-        if present:
-            values[name] = present[0]
+    values, repeated = single_values(params)
+    if repeated:
+        raise LogoutRefused(f"the {repeated[0]} parameter is repeated")
     return values
 
 

@@ -13,7 +13,6 @@ inserted, never updated or deleted.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import logging
 from datetime import datetime
@@ -24,6 +23,7 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from idp_common.errors import FieldError, InvalidArgument
+from idp_common.protocol.rfc4648_base64url import base64url_decode, base64url_encode
 from idp_common.storage.db.models import AuditEvent
 
 log = logging.getLogger("idp.audit")
@@ -96,13 +96,13 @@ class AuditPage(msgspec.Struct, frozen=True, rename="camel"):
 
 def encode_cursor(occurred_at: datetime, row_id: int) -> str:
     raw = f"{occurred_at.isoformat()}|{row_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return base64url_encode(raw)
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, int]:
     """Raise InvalidArgument naming ``cursor`` for anything this module did not make."""
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        raw = base64url_decode(cursor).decode()
         when, _, row_id = raw.partition("|")
         return datetime.fromisoformat(when), int(row_id)
     except (ValueError, binascii.Error, UnicodeDecodeError) as exc:

@@ -8,7 +8,6 @@ neither skipped nor repeated. A cursor the list did not make is a 422 naming ``c
 
 from __future__ import annotations
 
-import base64
 import binascii
 import json
 import uuid
@@ -22,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from idp_common.errors import FieldError, InvalidArgument
+from idp_common.protocol.rfc4648_base64url import base64url_decode, base64url_encode
 
 DEFAULT_LIMIT: Final = 50
 MAX_LIMIT: Final = 200
@@ -45,7 +45,7 @@ def _plain(value: Any) -> Any:
 
 def encode_cursor(values: Sequence[Any]) -> str:
     raw = json.dumps([_plain(v) for v in values], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return base64url_encode(raw)
 
 
 def _bad_cursor() -> InvalidArgument:
@@ -68,7 +68,7 @@ def _typed(column: ColumnElement[Any], value: Any) -> Any:
 def decode_cursor(cursor: str, columns: Sequence[ColumnElement[Any]]) -> list[Any]:
     """The sort-key values of ``cursor``, typed as ``columns``; 422 for a foreign cursor."""
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        raw = base64url_decode(cursor)
         values = json.loads(raw)
         if not isinstance(values, list) or len(values) != len(columns):
             raise _bad_cursor()
