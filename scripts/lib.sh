@@ -191,7 +191,7 @@ build_frontend() {  # build_frontend web/auth
     say "npm ci in $1"
     (cd "$dir" && npm ci --silent --no-audit --no-fund) || die "npm ci failed in $1"
   fi
-  if [ ! -f "$dir/dist/index.html" ] || [ -n "$(find "$dir/src" "$dir/index.html" "$dir/vite.config.ts" "$dir/package.json" -newer "$dir/dist/index.html" 2>/dev/null | head -n 1)" ]; then
+  if [ ! -f "$dir/dist/index.html" ] || [ -n "$(find "$dir/src" "$dir/index.html" "$dir/vite.config.ts" "$dir/package.json" "$ROOT/web/shared" -newer "$dir/dist/index.html" 2>/dev/null | head -n 1)" ]; then
     say "building $1"
     (cd "$dir" && npm run --silent build >/dev/null) || die "frontend build failed in $1"
   fi

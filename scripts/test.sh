@@ -11,6 +11,10 @@ ensure_servers
 ensure_python
 ensure_frontends
 
+say "TypeScript unit tests"
+(cd web/auth && npm test --silent)
+(cd web/console && npm test --silent)
+
 say "ruff, mypy and import rules"
 uv run --frozen ruff check .
 uv run --frozen mypy

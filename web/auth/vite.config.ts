@@ -1,20 +1,5 @@
-// Build for the /auth/ prefix of the one public origin (spec part 1, rule 2).
-// The proxy serves dist/ at /auth/ and answers every other /auth/* path (for example
-// /auth/login) with /auth/index.html, so the page reads its state from the URL.
+// The hosted sign-in page under /auth/ (see web/shared/vite-build.ts).
 import { defineConfig } from "vite";
+import { frontendConfig } from "../shared/vite-build";
 
-export default defineConfig({
-  base: "/auth/",
-  appType: "spa",
-  build: {
-    outDir: "dist",
-    assetsDir: "assets",
-    emptyOutDir: true,
-    // Every asset becomes a file under /auth/assets/: no data: URIs and nothing inline,
-    // so the page runs under the provider's Content-Security-Policy unchanged.
-    assetsInlineLimit: 0,
-    // The module-preload polyfill is unneeded by the browsers we support.
-    modulePreload: { polyfill: false },
-    sourcemap: false,
-  },
-});
+export default defineConfig(frontendConfig("/auth/"));

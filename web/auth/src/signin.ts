@@ -10,12 +10,13 @@ import { showConsent } from "./screens/consent";
 import { showLogin } from "./screens/login";
 import { showFace } from "./screens/face";
 import { showDone, showErrorPage } from "./screens/message";
+import type { StepContext } from "./screens/step";
 import { showTotp } from "./screens/totp";
 
 /** Statuses that mean the challenge is unknown, expired or already used. */
 const GONE = new Set([400, 404, 410]);
 
-export class SignInFlow {
+export class SignInFlow implements StepContext {
   /** The email typed on the password or face step, carried to the other one. */
   email: string | null = null;
   /** Set when the face step answered 503: the password step then hides the face option. */
@@ -51,6 +52,10 @@ export class SignInFlow {
         showDone();
         break;
     }
+  }
+
+  chooseFace(): void {
+    showFace(this);
   }
 
   /**

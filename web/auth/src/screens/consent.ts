@@ -1,10 +1,10 @@
 /** Step "consent": what the application asks for, and Allow / Deny. */
 import { consent } from "../api";
 import { Form, button, h, showScreen } from "../dom";
-import type { SignInFlow } from "../signin";
 import { clientName } from "./client";
+import type { StepContext } from "./step";
 
-export function showConsent(flow: SignInFlow): void {
+export function showConsent(flow: StepContext): void {
   const name = clientName(flow.challenge);
   const decide = (approve: boolean) => async (): Promise<boolean> => {
     form.clearErrors();

@@ -1,8 +1,8 @@
 import { Field } from "../dom";
-import type { SignInFlow } from "../signin";
+import type { StepContext } from "./step";
 
 /** The account's email, pre-filled from what was typed or the login hint (password and face steps). */
-export function emailField(flow: SignInFlow): Field {
+export function emailField(flow: StepContext): Field {
   return new Field({
     name: "email",
     label: "Email",

@@ -14,9 +14,9 @@
 import { ApiError, biometric } from "../api";
 import { Form, addDescribedBy, button, h, newId, removeDescribedBy, showScreen, statusLine } from "../dom";
 import { FACE_DOES_NOT_MATCH, WRONG_FACE } from "../messages";
-import type { SignInFlow } from "../signin";
 import { clientLine } from "./client";
 import { emailField } from "./email";
+import type { StepContext } from "./step";
 
 /** The server scales every image to at most this on its longer side. */
 const MAX_SIDE = 1024;
@@ -201,7 +201,7 @@ export interface FaceStepOptions {
   afterPassword?: boolean;
 }
 
-export function showFace(flow: SignInFlow, options: FaceStepOptions = {}): void {
+export function showFace(flow: StepContext, options: FaceStepOptions = {}): void {
   const afterPassword = options.afterPassword === true;
   const email = emailField(flow);
 

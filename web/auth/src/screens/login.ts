@@ -6,12 +6,11 @@
 import { ApiError, login } from "../api";
 import { Field, Form, button, h, showScreen } from "../dom";
 import { FACE_UNAVAILABLE, WRONG_CREDENTIALS } from "../messages";
-import type { SignInFlow } from "../signin";
 import { clientLine } from "./client";
 import { emailField } from "./email";
-import { showFace } from "./face";
+import type { StepContext } from "./step";
 
-export function showLogin(flow: SignInFlow): void {
+export function showLogin(flow: StepContext): void {
   const email = emailField(flow);
   const password = new Field({
     name: "password",
@@ -54,7 +53,7 @@ export function showLogin(flow: SignInFlow): void {
     const faceButton = h("button", { type: "button", class: "secondary-button" }, "Sign in with your face");
     faceButton.addEventListener("click", () => {
       flow.email = email.value.trim();
-      showFace(flow);
+      flow.chooseFace();
     });
     faceChoice = h("div", { class: "alternative" }, h("p", { class: "divider" }, "or"), faceButton);
   }

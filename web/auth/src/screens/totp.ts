@@ -1,10 +1,10 @@
 /** Step "totp": the 6-digit one-time code from the person's authenticator app. */
 import { ApiError, totp } from "../api";
 import { Field, Form, button, showScreen } from "../dom";
-import type { SignInFlow } from "../signin";
 import { clientLine } from "./client";
+import type { StepContext } from "./step";
 
-export function showTotp(flow: SignInFlow): void {
+export function showTotp(flow: StepContext): void {
   const code = new Field({
     name: "code",
     label: "One-time code",
