@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from litestar.connection import ASGIConnection
 
@@ -17,17 +17,12 @@ from idp_common.avatars.store import AvatarStore
 from idp_common.config import Settings
 from idp_common.errors import RateLimited
 from idp_common.face import FaceEngine
-from idp_common.protocol.constants import (
-    RESET_PER_IP_WINDOW_SECONDS,
-    TOKEN_PER_IP_WINDOW_SECONDS,
-)
+from idp_common.state.address_limits import FACE, RESET, SIGNIN, AddressLimit
 from idp_common.state.sessions import SessionStore
 from idp_common.web.dependency_errors import is_dependency_failure
 from idp_common.web.resources import Resources
 
 STATE_KEY = "signin"
-#: The window of ``SVC_FACE_PER_IP`` (face sign-in attempts per caller address).
-BIOMETRIC_WINDOW_SECONDS: Final = 60
 log = logging.getLogger("idp.signin")
 
 
@@ -64,18 +59,18 @@ class SigninContext:
     async def limit_biometric(self, ip: str) -> None:
         """``SVC_FACE_PER_IP`` face sign-in attempts a minute per address, on top of
         ``TOKEN_PER_IP``: each costs a decode and an embedding in a model process."""
-        await self._limit("face_ip", ip, self.settings.face_per_ip, BIOMETRIC_WINDOW_SECONDS)
+        await self._limit(FACE, ip)
 
     async def limit_signin(self, ip: str) -> None:
         """Spec §8 ``TOKEN_PER_IP`` on the password routes: 429 past it."""
-        await self._limit("signin_ip", ip, self.settings.token_per_ip, TOKEN_PER_IP_WINDOW_SECONDS)
+        await self._limit(SIGNIN, ip)
 
     async def limit_reset(self, ip: str) -> None:
         """Spec §8 ``RESET_PER_IP``: reset requests per hour per caller address."""
-        await self._limit("reset_ip", ip, self.settings.reset_per_ip, RESET_PER_IP_WINDOW_SECONDS)
+        await self._limit(RESET, ip)
 
-    async def _limit(self, bucket: str, ip: str, limit: int, window: int) -> None:
-        result = await self.resources.limiter.hit(bucket, ip, limit=limit, window_seconds=window)
+    async def _limit(self, row: AddressLimit, ip: str) -> None:
+        result = await row.hit(self.resources.limiter, self.settings, ip)
         if not result.allowed:
             raise RateLimited("too many requests from this address", retry_after=result.retry_after)
 

@@ -1,10 +1,11 @@
-"""Per-address limits of the token service.
+"""Per-address limits of the token service (the rows of
+:mod:`idp_common.state.address_limits`).
 
 - ``enforce_token_limit``: the token endpoint (spec part 8 ``TOKEN_PER_IP``), and with
   a bucket of their own each, introspection and revocation (issue #19, attack 11: they
   authenticate a client too, so they would otherwise be an unlimited way to guess a
-  client secret). ``SVC_TOKEN_PER_IP`` requests (default 120) per 60-second window per
-  caller address and endpoint (spec part 5 "Caller address"), counted before the form is
+  client secret). ``SVC_TOKEN_PER_IP`` requests (default 120) a minute per caller
+  address and endpoint (spec part 5 "Caller address"), counted before the form is
   read. Past it: 429, ``Retry-After``, and the RFC 6749 body
   ``{"error": "temporarily_unavailable"}`` (docs/decisions.md). When Redis cannot be
   reached the limit is not applied (fail open, logged): the endpoints keep doing what
@@ -13,7 +14,7 @@
   would turn a Redis outage into a full outage for no gain: the limit guards against
   volume, which the proxy still bounds.
 - ``challenge_retry_after``: sign-in challenges stored by ``/oauth2/authorize`` (issue
-  #19, attack 4), ``SVC_CHALLENGE_PER_IP`` per 60-second window per caller address,
+  #19, attack 4), ``SVC_CHALLENGE_PER_IP`` a minute per caller address,
   counted only when a challenge is about to be stored. Redis errors propagate: the
   challenge lives in Redis, so there is nothing to fail open to.
 """
@@ -21,56 +22,28 @@
 from __future__ import annotations
 
 import logging
-import time
-from typing import Any, Final
 
-from litestar.connection import ASGIConnection
-
-from idp_common.protocol.constants import TOKEN_PER_IP_WINDOW_SECONDS
 from idp_common.protocol.rfc6749_errors import TooManyRequests
-from idp_common.web.caller import caller_ip
+from idp_common.state.address_limits import CHALLENGE, TOKEN, AddressLimit
 from idp_common.web.resources import Resources
-from token_service.context import GrantDeps, token_context
+from token_service.context import GrantDeps
 
 log = logging.getLogger("idp.limits")
-TOKEN_BUCKET: Final = "token"  # noqa: S105 - a rate-limit bucket name
-INTROSPECT_BUCKET: Final = "introspect"
-REVOKE_BUCKET: Final = "revoke"
-CHALLENGE_BUCKET: Final = "challenge"
-CHALLENGE_WINDOW_SECONDS: Final = 60
 
 
-async def enforce_token_limit(deps: GrantDeps, bucket: str = TOKEN_BUCKET) -> None:
-    """Count one request of ``deps.ip`` in ``bucket``; raises ``TooManyRequests``."""
+async def enforce_token_limit(deps: GrantDeps, row: AddressLimit = TOKEN) -> None:
+    """Count one request of ``deps.ip`` in ``row``; raises ``TooManyRequests``."""
     resources = deps.ctx.resources
     try:
-        result = await resources.limiter.hit(
-            bucket,
-            deps.ip,
-            limit=resources.settings.token_per_ip,
-            window_seconds=TOKEN_PER_IP_WINDOW_SECONDS,
-        )
+        result = await row.hit(resources.limiter, resources.settings, deps.ip)
     except Exception as exc:  # Redis down: fail open
-        log.warning("%s rate limit not applied (%s)", bucket, type(exc).__name__)
+        log.warning("%s rate limit not applied (%s)", row.bucket, type(exc).__name__)
         return
     if not result.allowed:
         raise TooManyRequests(result.retry_after)
 
 
-async def enforce_request_limit(
-    connection: ASGIConnection[Any, Any, Any, Any], bucket: str
-) -> None:
-    """:func:`enforce_token_limit` for the caller of ``connection``."""
-    deps = GrantDeps(ctx=token_context(connection), now=int(time.time()), ip=caller_ip(connection))
-    await enforce_token_limit(deps, bucket)
-
-
 async def challenge_retry_after(resources: Resources, ip: str) -> int | None:
     """Count one new challenge for ``ip``; None when allowed, else seconds to wait."""
-    result = await resources.limiter.hit(
-        CHALLENGE_BUCKET,
-        ip,
-        limit=resources.settings.challenge_per_ip,
-        window_seconds=CHALLENGE_WINDOW_SECONDS,
-    )
+    result = await CHALLENGE.hit(resources.limiter, resources.settings, ip)
     return None if result.allowed else result.retry_after

@@ -180,10 +180,10 @@ AUDIT_ACTION_BACKCHANNEL_LOGOUT: Final = "POST backchannel_logout"
 BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS: Final = 5.0
 
 # --- Rate limits: spec part 8 -----------------------------------------------------------
+# The defaults of SVC_TOKEN_PER_IP and SVC_RESET_PER_IP; the windows and every other
+# per-address limit are in idp_common.state.address_limits.
 TOKEN_PER_IP_LIMIT: Final = 120
-TOKEN_PER_IP_WINDOW_SECONDS: Final = 60
 RESET_PER_IP_LIMIT: Final = 10
-RESET_PER_IP_WINDOW_SECONDS: Final = 3600
 
 # --- Recent sign-in: RFC 9470 §3, spec part 5, DESIGN.md §2 -------------------------------
 ERROR_INSUFFICIENT_USER_AUTHENTICATION: Final = "insufficient_user_authentication"

@@ -42,6 +42,7 @@ from redis.exceptions import RedisError
 
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
 from idp_common.errors import PermissionDenied, RateLimited, Unauthenticated
+from idp_common.state.address_limits import AUTH_FAIL
 from idp_common.state.change_stamp import StampWatch
 from idp_common.state.redis_batch import RedisBatch
 from idp_common.state.revocation import RevocationList
@@ -152,12 +153,7 @@ async def _count_failure(connection: ASGIConnection[Any, Any, Any, Any]) -> None
     """Count a failed authentication of the caller's address; 429 past the limit."""
     resources = resources_of(connection)
     try:
-        result = await resources.limiter.hit(
-            "auth_fail",
-            caller_ip(connection),
-            limit=resources.settings.auth_fail_per_ip,
-            window_seconds=60,
-        )
+        result = await AUTH_FAIL.hit(resources.limiter, resources.settings, caller_ip(connection))
     except (RedisError, OSError) as exc:
         # Fail open: without Redis the count cannot be kept, but the token is still bad,
         # and "401" is the truth where a 500 would hide it (issue 19, attack 17).

@@ -17,13 +17,13 @@ from typing import Any
 from litestar import Controller, Request, Response, post
 
 from idp_common.protocol.rfc8414_metadata import INTROSPECTION_PATH
+from idp_common.state.address_limits import INTROSPECT
 from token_service.introspection import (
     INACTIVE,
     introspect_access_token,
     introspect_refresh_token,
     looks_like_jwt,
 )
-from token_service.limits import INTROSPECT_BUCKET, enforce_request_limit
 from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
 from token_service.token_hint import read_token_request
 
@@ -39,8 +39,7 @@ class IntrospectionController(Controller):
         status_code=200,
     )
     async def introspect(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        await enforce_request_limit(request, INTROSPECT_BUCKET)
-        deps, token, client = await read_token_request(request, confidential_only=True)
+        deps, token, client = await read_token_request(request, INTROSPECT, confidential_only=True)
         if looks_like_jwt(token):
             answer = await introspect_access_token(deps, token, client)
         elif len(token) > 512:

@@ -19,8 +19,8 @@ from typing import Any
 from litestar import Controller, Request, Response, post
 
 from idp_common.protocol.rfc8414_metadata import REVOCATION_PATH
+from idp_common.state.address_limits import REVOKE
 from token_service.introspection import looks_like_jwt, revoke_access_token, revoke_refresh_token
-from token_service.limits import REVOKE_BUCKET, enforce_request_limit
 from token_service.oauth_errors import NO_STORE, OAUTH_EXCEPTION_HANDLERS
 from token_service.token_hint import read_token_request
 
@@ -36,8 +36,7 @@ class RevocationController(Controller):
         status_code=200,
     )
     async def revoke(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        await enforce_request_limit(request, REVOKE_BUCKET)
-        deps, token, client = await read_token_request(request)
+        deps, token, client = await read_token_request(request, REVOKE)
         if looks_like_jwt(token):
             await revoke_access_token(deps, token, client)
         elif len(token) <= 512:
