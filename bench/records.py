@@ -28,7 +28,8 @@ from idp_common.protocol.constants import (
     SESSION_COOKIE_NAME,
 )
 from idp_common.protocol.oidc_core_claims import digest
-from idp_common.state.sessions import Challenge, SessionStore
+from idp_common.state.challenges import Challenge
+from idp_common.state.sessions import SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.models import Api, Client, RefreshToken, Scope
 from tests.harness import infra, records

@@ -27,7 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.crypto.passwords import hash_password
 from idp_common.crypto.secretbox import generate_key, parse_key, seal, totp_context
-from idp_common.state.sessions import BrowserSession, Challenge, SessionStore
+from idp_common.state.challenges import Challenge
+from idp_common.state.sessions import BrowserSession, SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.models import (
     Client,

@@ -9,7 +9,8 @@ import pytest
 from redis.asyncio import Redis
 
 from idp_common.state.challenge_quota import ChallengeQuota, address_index_key
-from idp_common.state.sessions import Challenge, SessionStore
+from idp_common.state.challenges import Challenge
+from idp_common.state.sessions import SessionStore
 
 pytestmark = pytest.mark.integration
 

@@ -18,7 +18,7 @@ from authui_service.context import SigninContext
 from authui_service.throttle import Verdict, delay_after, factor_subject
 from idp_common.errors import RateLimited
 from idp_common.operations.mail import build_message, send_mail
-from idp_common.state.sessions import Challenge
+from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.users import UserRecord
 
 AnyRequest = Request[Any, Any, Any]

@@ -22,7 +22,7 @@ from authui_service.context import SigninContext
 from authui_service.rules import needs_consent, resume_url, session_cookie
 from authui_service.schemas import StepAnswer
 from idp_common.errors import Conflict, NotFound, Unauthenticated
-from idp_common.state.sessions import Challenge, Step
+from idp_common.state.challenges import Challenge, Step
 from idp_common.storage.repos.audit import AuditEntry, record_audit, write_audit
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.storage.repos.consents import get_consented_scopes

@@ -17,7 +17,7 @@ from typing import Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from idp_common.protocol.constants import ACR_FACE, PROMPT_CONSENT
-from idp_common.state.sessions import Step
+from idp_common.state.challenges import Step
 
 ChallengeKind = Literal["login", "consent"]
 _DEFAULT_PORTS = {"http": 80, "https": 443}

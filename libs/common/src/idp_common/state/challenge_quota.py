@@ -32,8 +32,8 @@ from typing import Any, Final
 
 from redis.asyncio import Redis
 
+from idp_common.state.challenges import CHALLENGE_SECONDS
 from idp_common.state.ratelimit import key_part
-from idp_common.state.sessions import CHALLENGE_SECONDS
 
 __all__ = ["CHALLENGES_PER_ADDRESS", "ChallengeQuota", "address_index_key"]
 

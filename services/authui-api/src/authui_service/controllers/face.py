@@ -66,7 +66,7 @@ from idp_common.crypto.secretbox import SecretboxError
 from idp_common.errors import FieldError, InvalidArgument, PermissionDenied, ServiceUnavailable
 from idp_common.face.template import is_published_photo, matches, open_template
 from idp_common.protocol.constants import ACR_TWO_FACTOR, AMR_FACE, AMR_MFA, AMR_PASSWORD
-from idp_common.state.sessions import Challenge
+from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.face import get_face_template
 from idp_common.storage.repos.users import SignInFacts, UserRecord, get_user, sign_in_facts
 from idp_common.usecases.published_photos import (

@@ -57,7 +57,7 @@ from idp_common.protocol.constants import (
 )
 from idp_common.protocol.oidc_authorize import grant_scopes
 from idp_common.protocol.rfc6238_totp import match_totp_step, recovery_code_digest
-from idp_common.state.sessions import Challenge, Step
+from idp_common.state.challenges import Challenge, Step
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.clients import ClientRecord, scope_descriptions
 from idp_common.storage.repos.consents import grant_consent

@@ -46,7 +46,8 @@ from idp_common.protocol.rfc6749_errors import (
     OAuth2Error,
     UnauthorizedClient,
 )
-from idp_common.state.sessions import BrowserSession, Challenge
+from idp_common.state.challenges import Challenge
+from idp_common.state.sessions import BrowserSession
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.storage.repos.codes import create_authorization_code
 from idp_common.storage.repos.users import effective_scopes, get_user
