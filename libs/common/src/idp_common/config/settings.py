@@ -1,0 +1,119 @@
+"""The deployment settings: one field per ``SVC_*`` variable, with its default."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from idp_common.crypto.secretbox import parse_key
+from idp_common.protocol.constants import (
+    ACCESS_TOKEN_TTL_SECONDS,
+    RECENT_SIGN_IN_MAX_AGE_SECONDS,
+    RESET_PER_IP_LIMIT,
+    SESSION_COOKIE_NAME,
+    TOKEN_PER_IP_LIMIT,
+)
+
+PREFIX = "SVC_"
+HOST_PREFIX = "__Host-"
+
+Environment = Literal["dev", "prod"]
+#: How face sign-in may be used (``SVC_FACE_SIGNIN``, docs/face-signin.md): ``first_factor``
+#: lets a face replace the password (a weaker sign-in of its own ``acr``);
+#: ``second_factor`` accepts a face only after the password; ``off`` never asks for one.
+FACE_SIGNIN_MODES: tuple[str, ...] = ("first_factor", "second_factor", "off")
+
+
+class SettingsError(Exception):
+    """Raised with every problem found, one per line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("invalid settings:\n  - " + "\n  - ".join(problems))
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Deployment settings. Field ``foo_bar`` is read from ``SVC_FOO_BAR``."""
+
+    env: Environment = "dev"
+    issuer: str = "http://localhost:8080"
+    auth_ui_base_url: str = ""  # empty: "{issuer}/auth"
+    allowed_admin_origins: tuple[str, ...] = ()
+    forwarded_allow_ips: tuple[str, ...] = ()
+    api_prefix: str = ""
+    s3_endpoint_url: str = ""
+    s3_bucket: str = "idp-avatars"
+    avatar_max_bytes: int = 5 * 1024 * 1024
+
+    database_url: str = "postgresql+asyncpg://postgres@127.0.0.1:5432/idp"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_prefix: str = "idp:"
+    nats_url: str = "nats://127.0.0.1:4222"
+    nats_prefix: str = "idp"
+    smtp_url: str = "smtp://127.0.0.1:1025"
+    smtp_from: str = "Identity provider <no-reply@localhost>"
+    key_dir: str = "var/keys"
+    secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
+
+    access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS
+    token_per_ip: int = TOKEN_PER_IP_LIMIT  # spec §8 TOKEN_PER_IP, per minute
+    reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
+    auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
+    cleanup_interval: int = 600  # seconds between periodic cleanup runs; 0 disables
+    # RFC 9470 step-up: how recent a sign-in must be for credential changes (spec §5 rule 5)
+    recent_sign_in_max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS
+    face_threshold: float = 0.5  # largest embedding distance that still matches (<= 0.5)
+    face_min_size: int = 80  # smallest face accepted, in pixels of the normalised image
+    face_workers: int = 0  # face model processes per service worker; 0: cores / workers
+    face_signin: str = "first_factor"  # one of FACE_SIGNIN_MODES
+    # Face sign-in attempts per minute per caller address: each costs a decode and an
+    # embedding (0.1-0.4 s of a core), far more than a password (docs/security.md).
+    face_per_ip: int = 10
+    # Authorization requests that may start a sign-in (a challenge in Redis) per minute per
+    # caller address (docs/security.md "Throttling").
+    challenge_per_ip: int = 60
+    # RP-Initiated Logout without a valid id_token_hint shows a confirmation page instead
+    # of ending the session at once (OIDC RP-Initiated Logout 1.0 §2; docs/security.md).
+    logout_confirmation: bool = False
+    # Back-channel logout URIs may name loopback, private and link-local addresses
+    # (development and the test suite; docs/security.md). Off: refused at registration
+    # and again at delivery, after DNS resolution.
+    backchannel_allow_private: bool = False
+    # Production only: the session cookie is named ``__Host-svc_session`` (RFC 6265bis
+    # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
+    session_cookie_host_prefix: bool = False
+    dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
+    log_level: str = "INFO"
+
+    @property
+    def is_prod(self) -> bool:
+        return self.env == "prod"
+
+    @property
+    def session_cookie_name(self) -> str:
+        """``svc_session`` (spec §5), or ``__Host-svc_session`` when the prefix is on."""
+        prefix = HOST_PREFIX if self.session_cookie_host_prefix else ""
+        return prefix + SESSION_COOKIE_NAME
+
+    @property
+    def issuer_base(self) -> str:
+        return self.issuer.rstrip("/")
+
+    @property
+    def secrets_key_bytes(self) -> bytes | None:
+        """The decoded secrets key (validated at start-up), or None when unset."""
+        return parse_key(self.secrets_key) if self.secrets_key else None
+
+    @property
+    def api_audience(self) -> str:
+        """Audience of the provider's own API (DESIGN.md: ``{SVC_ISSUER}/api``)."""
+        return f"{self.issuer_base}/api"
+
+    @property
+    def auth_ui_url(self) -> str:
+        return (self.auth_ui_base_url or f"{self.issuer_base}/auth").rstrip("/")
+
+    @property
+    def nats_stream(self) -> str:
+        return f"{self.nats_prefix.upper().replace('.', '_').replace('-', '_')}_EVENTS"
