@@ -22,8 +22,8 @@ from idp_common.crypto.keys import (
     generate_key_file,
     load_key_set,
     load_signing_key,
-    rfc7638_thumbprint,
 )
+from idp_common.protocol.rfc7517_jwk import rfc7638_thumbprint
 
 # Generated once per module: RSA key generation is the slow part of these tests.
 KEY_A = rsa.generate_private_key(public_exponent=65537, key_size=2048)

@@ -14,7 +14,8 @@ How this module reads that:
 - Files are sorted by name. The last one (the newest) signs; every one is published in the
   JWKS so that tokens signed by an older key still verify until the operator removes it.
 - ``kid`` is the RFC 7638 JWK thumbprint (SHA-256, base64url without padding) of the public
-  key, so every replica derives the same ``kid`` from the same file, whatever its name.
+  key (:mod:`idp_common.protocol.rfc7517_jwk`), so every replica derives the same ``kid``
+  from the same file, whatever its name.
 - Only RSA keys of at least 2048 bits are accepted (spec part 1: tokens are signed with
   RS256). Problems are reported as :class:`KeySetError` naming the file.
 
@@ -25,16 +26,12 @@ next restart.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
@@ -42,7 +39,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from joserfc.jwk import KeySet as JoseKeySet
 from joserfc.jwk import RSAKey
 
-from idp_common.protocol.rfc4648_base64url import base64url_encode
+from idp_common.protocol.rfc7517_jwk import rfc7638_thumbprint, rsa_public_jwk
 
 __all__ = [
     "JWS_ALGORITHM",
@@ -54,7 +51,6 @@ __all__ = [
     "generate_key_file",
     "load_key_set",
     "load_signing_key",
-    "rfc7638_thumbprint",
 ]
 
 #: The only signature algorithm the provider uses (spec part 1, part 5 "Access tokens").
@@ -68,45 +64,14 @@ KEY_FILE_SUFFIX = ".pem"
 #: Larger keys stay available (``idp keys generate --bits 3072``).
 DEFAULT_RSA_BITS = 2048
 
-#: Private members of an RSA JWK (RFC 7518 §6.3.2); never published.
-_PRIVATE_JWK_MEMBERS = frozenset({"d", "p", "q", "dp", "dq", "qi", "oth"})
-_PUBLIC_JWK_ORDER = ("kty", "use", "alg", "kid", "n", "e")
-
 
 class KeySetError(Exception):
     """The key directory or one of its files cannot be used. The message names the file."""
 
 
-def _b64url_uint(value: int) -> str:
-    """Base64url encoding of an unsigned integer, big-endian, no padding (RFC 7518 §2)."""
-    raw = value.to_bytes((value.bit_length() + 7) // 8 or 1, "big")
-    return base64url_encode(raw)
-
-
-def rfc7638_thumbprint(jwk: Mapping[str, Any]) -> str:
-    """RFC 7638 §3 thumbprint of an RSA JWK: SHA-256 over ``{"e","kty","n"}``, base64url.
-
-    Only the required members take part (§3.2), in lexicographic order, without
-    whitespace (§3.3). Private members and ``kid``/``use``/``alg`` are ignored.
-    """
-    if jwk.get("kty") != "RSA":
-        raise ValueError("only RSA JWKs are supported")
-    members = {"e": jwk["e"], "kty": "RSA", "n": jwk["n"]}
-    canonical = json.dumps(members, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
-    digest = hashlib.sha256(canonical.encode("utf-8")).digest()
-    return base64url_encode(digest)
-
-
 def _public_jwk(public_key: rsa.RSAPublicKey, kid: str) -> dict[str, str]:
     numbers = public_key.public_numbers()
-    return {
-        "kty": "RSA",
-        "use": "sig",
-        "alg": JWS_ALGORITHM,
-        "kid": kid,
-        "n": _b64url_uint(numbers.n),
-        "e": _b64url_uint(numbers.e),
-    }
+    return rsa_public_jwk(numbers.n, numbers.e, kid=kid, alg=JWS_ALGORITHM)
 
 
 @dataclass(frozen=True)
