@@ -1,0 +1,23 @@
+"""Fixtures of the ``/oauth2/authorize`` tests: the applications and a person."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness import records
+from tests.harness.stack import Stack
+
+
+@pytest.fixture(scope="module")
+def app(stack: Stack) -> records.TestClient:
+    return records.create_client(stack)
+
+
+@pytest.fixture(scope="module")
+def first_party(stack: Stack) -> records.TestClient:
+    return records.create_client(stack, skip_consent=True, public=True)
+
+
+@pytest.fixture(scope="module")
+def person(stack: Stack) -> records.TestUser:
+    return records.create_user(stack)
