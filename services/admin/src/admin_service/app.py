@@ -6,6 +6,8 @@ One controller module per resource of spec part 4 "Admin: ...", each exporting
 
 from __future__ import annotations
 
+from litestar.types import ControllerRouterHandler
+
 from admin_service.controllers import (
     apis,
     audit,
@@ -20,7 +22,7 @@ from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.audit_trail import audit_refused_write
 
-ROUTES = [
+ROUTES: list[ControllerRouterHandler] = [
     *apis.ROUTES,
     *audit.ROUTES,
     *clients.ROUTES,

@@ -31,10 +31,10 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from admin_service.store.clients import client_scope_values
 from idp_common.errors import PermissionDenied
 from idp_common.protocol.grant_authority import admin_scopes_of, scopes_not_held
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
+from idp_common.storage.repos.clients import client_scope_values
 from idp_common.storage.repos.users import effective_scopes
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import Caller, current_caller, requires

@@ -3,41 +3,33 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
 
-from litestar import Controller, Request, get
-from litestar.params import Parameter
+from litestar import get
 
+from admin_service.routes import Limit, Req, operation, reading
 from idp_common.protocol.constants import SCOPE_IDP_AUDIT_READ
 from idp_common.storage.repos.audit import AuditFilter, AuditPage, list_audit
-from idp_common.web.caller import resources_of
-from idp_common.web.guard import requires
+from idp_common.storage.repos.paging import DEFAULT_LIMIT
 
 
-class AuditController(Controller):
-    path = "/admin/audit"
-    tags = ["audit"]
-
-    @get(
-        operation_id="listAuditEvents",
-        summary="Read the audit log (newest first)",
-        description=f"Needs `{SCOPE_IDP_AUDIT_READ}`.",
-        **requires(SCOPE_IDP_AUDIT_READ),
-    )
-    async def list_events(
-        self,
-        request: Request[Any, Any, Any],
-        action: str | None = None,
-        actor: str | None = None,
-        target: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        limit: Annotated[int, Parameter(ge=1, le=200)] = 50,
-        cursor: str | None = None,
-    ) -> AuditPage:
-        filters = AuditFilter(action=action, actor=actor, target=target, since=since, until=until)
-        async with resources_of(request).sessions() as session:
-            return await list_audit(session, filters, limit=limit, cursor=cursor)
+@get(
+    "/admin/audit",
+    tags=["audit"],
+    **operation("listAuditEvents", "Read the audit log (newest first)", SCOPE_IDP_AUDIT_READ),
+)
+async def list_events(
+    request: Req,
+    action: str | None = None,
+    actor: str | None = None,
+    target: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: str | None = None,
+) -> AuditPage:
+    filters = AuditFilter(action=action, actor=actor, target=target, since=since, until=until)
+    async with reading(request) as session:
+        return await list_audit(session, filters, limit=limit, cursor=cursor)
 
 
-ROUTES = [AuditController]
+ROUTES = [list_events]

@@ -1,20 +1,20 @@
 """``/admin/clients``: register, read, change and delete OAuth clients (spec part 4
 "Admin: clients", DESIGN.md "Wire contracts" → Clients).
 
-The rules (URIs, grant types, the console client) live in :mod:`admin_service.store.clients`.
-A client secret appears only in the answers of the creation and of ``rotate-secret``,
-never in an audit row or a log.
+The settings' rules live in :mod:`admin_service.client_rules`, the storage (secrets, the
+console client) in :mod:`idp_common.storage.repos.clients`. A client secret appears only
+in the answers of the creation and of ``rotate-secret``, never in an audit row or a log.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from functools import partial
 
 import msgspec
-from litestar import Controller, Request, delete, get, patch, post, put
-from litestar.params import JSONBody, Parameter
-from litestar.status_codes import HTTP_200_OK, HTTP_204_NO_CONTENT
+from litestar import Router, delete, get, patch, post, put
+from litestar.params import JSONBody
+from litestar.status_codes import HTTP_200_OK
 from redis.exceptions import RedisError
 
 from admin_service.authority import (
@@ -22,30 +22,35 @@ from admin_service.authority import (
     check_may_give,
     check_may_take_over_client,
     check_recent_secret,
-    requires_sensitive,
 )
-from admin_service.store import clients as store
+from admin_service.client_rules import check_settings
+from admin_service.routes import Limit, Req, operation, reading, writing
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     SCOPE_IDP_CLIENTS_READ,
     SCOPE_IDP_CLIENTS_WRITE,
 )
 from idp_common.state.change_stamp import CLIENTS, bump
-from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
-from idp_common.web.audit_trail import audit
+from idp_common.storage.repos import clients as repo
+from idp_common.storage.repos.client_shapes import (
+    ClientCreated,
+    ClientRead,
+    ClientSettings,
+    ClientType,
+    SecretRotated,
+)
+from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
 from idp_common.web.caller import resources_of
-from idp_common.web.guard import requires
 
 log = logging.getLogger("idp.admin.clients")
 
-TARGET_TYPE = "client"
-_READ = f"Needs `{SCOPE_IDP_CLIENTS_READ}`."
-_WRITE = f"Needs `{SCOPE_IDP_CLIENTS_WRITE}`."
+READ, WRITE = SCOPE_IDP_CLIENTS_READ, SCOPE_IDP_CLIENTS_WRITE
+_CLIENT = "/{client_id:str}"
 
 
 class ClientCreate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
     name: str
-    type: store.ClientType
+    type: ClientType
     redirect_uris: list[str] = msgspec.field(default_factory=list)
     post_logout_redirect_uris: list[str] = msgspec.field(default_factory=list)
     backchannel_logout_uri: str | None = None
@@ -64,9 +69,7 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     skip_consent: bool | msgspec.UnsetType = msgspec.UNSET
 
     def changes(self) -> dict[str, object]:
-        return {
-            f: v for f in self.__struct_fields__ if (v := getattr(self, f)) is not msgspec.UNSET
-        }
+        return {f: v for f, v in msgspec.structs.asdict(self).items() if v is not msgspec.UNSET}
 
 
 _WIRE_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(ClientUpdate)}
@@ -82,7 +85,7 @@ class ClientScopesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     scopes: list[str]
 
 
-async def _tell_token_service(request: Request[Any, Any, Any]) -> None:
+async def _tell_token_service(request: Req) -> None:
     """After the commit: token workers drop their cached clients (idp_common.state.change_stamp),
     so a rotated secret or a removed redirect URI stops working at once. If Redis cannot
     be told, the change still stands and reaches them when their cache expires (5 s)."""
@@ -93,195 +96,144 @@ async def _tell_token_service(request: Request[Any, Any, Any]) -> None:
         log.error("could not announce a client change (%s)", type(exc).__name__)
 
 
-class ClientsController(Controller):
-    path = "/admin/clients"
-    tags = ["clients"]
+def _allow_private(request: Req) -> bool:
+    return resources_of(request).settings.backchannel_allow_private
 
-    @get(
-        operation_id="listClients",
-        summary="List OAuth clients (by client_id)",
-        description=_READ,
-        **requires(SCOPE_IDP_CLIENTS_READ),
-    )
-    async def list_clients(
-        self,
-        request: Request[Any, Any, Any],
-        limit: Annotated[int, Parameter(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
-        cursor: str | None = None,
-    ) -> store.ClientPage:
-        async with resources_of(request).sessions() as session:
-            return await store.list_clients(session, limit=limit, cursor=cursor)
 
-    @post(
-        operation_id="createClient",
-        summary="Register an OAuth client",
-        description=(
-            f"{_WRITE} Answers the client with its generated `client_id` and, for a "
-            "confidential client, its `client_secret`, shown only here and on rotate-secret. "
-            "Redirect and logout URIs: absolute, no fragment, `https` (plain `http` only to "
-            "127.0.0.1, [::1] or localhost). `backchannelLogoutUri` must not name a loopback, "
-            "private, link-local or other non-global host unless the deployment allows it "
-            "(`SVC_BACKCHANNEL_ALLOW_PRIVATE`). `grantTypes` defaults to `authorization_code`."
-        ),
-        **requires(SCOPE_IDP_CLIENTS_WRITE),
-    )
-    async def create_client(
-        self, request: Request[Any, Any, Any], data: JSONBody[ClientCreate]
-    ) -> store.ClientCreated:
-        settings = store.ClientSettings(
-            name=data.name,
-            redirect_uris=data.redirect_uris,
-            post_logout_redirect_uris=data.post_logout_redirect_uris,
-            backchannel_logout_uri=data.backchannel_logout_uri,
-            grant_types=data.grant_types,
-            skip_consent=data.skip_consent,
-        )
-        resources = resources_of(request)
-        async with resources.sessions.begin() as session:
-            created = await store.create_client(
-                session,
-                data.type,
-                settings,
-                allow_private=resources.settings.backchannel_allow_private,
-            )
-            audit(
-                request,
-                session,
-                action="client.create",
-                target_type=TARGET_TYPE,
-                target=created.client_id,
-                status_code=201,
-                detail={"type": data.type},
-            )
-        return created
+@get(**operation("listClients", "List OAuth clients (by client_id)", READ))
+async def list_clients(
+    request: Req, limit: Limit = DEFAULT_LIMIT, cursor: str | None = None
+) -> Page[ClientRead]:
+    async with reading(request) as session:
+        return await repo.list_clients(session, limit=limit, cursor=cursor)
 
-    @get(
-        "/{client_id:str}",
-        operation_id="getClient",
-        summary="Read an OAuth client (never its secret)",
-        description=_READ,
-        **requires(SCOPE_IDP_CLIENTS_READ),
-    )
-    async def get_client(self, request: Request[Any, Any, Any], client_id: str) -> store.ClientRead:
-        async with resources_of(request).sessions() as session:
-            return await store.get_client(session, client_id)
 
-    @patch(
-        "/{client_id:str}",
-        operation_id="updateClient",
-        summary="Change an OAuth client",
-        description=(
-            f"{_WRITE} Members left out keep their value; `backchannelLogoutUri: null` clears "
-            "it. `client_id` and `type` cannot change. Changing `redirectUris` or "
-            f"`grantTypes`: {_TAKEOVER_NOTE}"
-        ),
-        **requires(SCOPE_IDP_CLIENTS_WRITE),
+@post(
+    **operation(
+        "createClient",
+        "Register an OAuth client",
+        WRITE,
+        "Answers the client with its generated `client_id` and, for a confidential client, its "
+        "`client_secret`, shown only here and on rotate-secret. Redirect and logout URIs: "
+        "absolute, no fragment, `https` (plain `http` only to 127.0.0.1, [::1] or localhost). "
+        "`backchannelLogoutUri` must not name a loopback, private, link-local or other "
+        "non-global host unless the deployment allows it (`SVC_BACKCHANNEL_ALLOW_PRIVATE`). "
+        "`grantTypes` defaults to `authorization_code`.",
     )
-    async def update_client(
-        self, request: Request[Any, Any, Any], client_id: str, data: JSONBody[ClientUpdate]
-    ) -> store.ClientRead:
-        resources = resources_of(request)
-        takeover = bool(_TAKEOVER_FIELDS & data.changes().keys())
+)
+async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCreated:
+    fields = msgspec.structs.asdict(data)
+    client_type = fields.pop("type")
+    settings = ClientSettings(**fields)
+    check_settings(client_type, settings, allow_private=_allow_private(request))
+    async with writing(request) as write:
+        created = await repo.create_client(write.session, client_type, settings)
+        write.audit("client.create", created.client_id, status_code=201, type=client_type)
+    return created
+
+
+@get(_CLIENT, **operation("getClient", "Read an OAuth client (never its secret)", READ))
+async def get_client(request: Req, client_id: str) -> ClientRead:
+    async with reading(request) as session:
+        return await repo.read_client(session, client_id)
+
+
+@patch(
+    _CLIENT,
+    **operation(
+        "updateClient",
+        "Change an OAuth client",
+        WRITE,
+        "Members left out keep their value; `backchannelLogoutUri: null` clears it. "
+        "`client_id` and `type` cannot change. Changing `redirectUris` or `grantTypes`: "
+        + _TAKEOVER_NOTE,
+    ),
+)
+async def update_client(request: Req, client_id: str, data: JSONBody[ClientUpdate]) -> ClientRead:
+    changes = data.changes()
+    takeover = bool(_TAKEOVER_FIELDS & changes.keys())
+    if takeover:
+        await check_recent_secret(request)
+    # A back-channel URI stored before the address rule existed is judged only when sent.
+    allow = _allow_private(request) or "backchannel_logout_uri" not in changes
+    async with writing(request) as write:
         if takeover:
-            await check_recent_secret(request)
-        async with resources.sessions.begin() as session:
-            if takeover:
-                await check_may_take_over_client(request, session, client_id)
-            client, changed = await store.update_client(
-                session,
-                client_id,
-                data.changes(),
-                allow_private=resources.settings.backchannel_allow_private,
-            )
-            audit(
-                request,
-                session,
-                action="client.update",
-                target_type=TARGET_TYPE,
-                target=client_id,
-                detail={"fields": [_WIRE_NAMES[f] for f in changed]},
-            )
-        await _tell_token_service(request)
-        return client
+            await check_may_take_over_client(request, write.session, client_id)
+        client, changed = await repo.update_client(
+            write.session, client_id, changes, check=partial(check_settings, allow_private=allow)
+        )
+        write.audit("client.update", client_id, fields=[_WIRE_NAMES[f] for f in changed])
+    await _tell_token_service(request)
+    return client
 
-    @delete(
-        "/{client_id:str}",
-        operation_id="deleteClient",
-        summary="Delete an OAuth client",
-        description=(
-            f"{_WRITE} Its secret, codes, refresh tokens and consents go with it. The seeded "
-            "`console` client cannot be deleted (409)."
-        ),
-        status_code=HTTP_204_NO_CONTENT,
-        **requires(SCOPE_IDP_CLIENTS_WRITE),
+
+@delete(
+    _CLIENT,
+    **operation(
+        "deleteClient",
+        "Delete an OAuth client",
+        WRITE,
+        "Its secret, codes, refresh tokens and consents go with it. The seeded `console` "
+        "client cannot be deleted (409).",
+    ),
+)
+async def delete_client(request: Req, client_id: str) -> None:
+    async with writing(request) as write:
+        await repo.delete_client(write.session, client_id)
+        write.audit("client.delete", client_id, status_code=204)
+    await _tell_token_service(request)
+
+
+@post(
+    f"{_CLIENT}/rotate-secret",
+    status_code=HTTP_200_OK,
+    **operation(
+        "rotateClientSecret",
+        "Replace a confidential client's secret",
+        WRITE,
+        "Answers the new `client_secret` (shown only here); the old one stops working. A "
+        f"public client has no secret (409). {_TAKEOVER_NOTE}",
+        sensitive=True,
+    ),
+)
+async def rotate_secret(request: Req, client_id: str) -> SecretRotated:
+    async with writing(request) as write:
+        rotated = await repo.rotate_secret(write.session, client_id)
+        await check_may_take_over_client(request, write.session, client_id)
+        write.audit("client.rotate_secret", client_id)
+    await _tell_token_service(request)
+    return rotated
+
+
+@put(
+    f"{_CLIENT}/scopes",
+    **operation(
+        "setClientScopes",
+        "Replace the scopes a client may request",
+        WRITE,
+        "Every value must be an existing scope (422 naming `scopes[i]`). Needs a recent "
+        "sign-in with the password or a one-time code, and adds only scopes the caller holds "
+        "itself (else 403 `admin.scope_not_held`; the OpenID Connect scopes are free).",
+        sensitive=True,
+    ),
+)
+async def set_scopes(
+    request: Req, client_id: str, data: JSONBody[ClientScopesUpdate]
+) -> ClientRead:
+    async with writing(request) as write:
+        held = await caller_holds(request, write.session)
+        client, added = await repo.set_client_scopes(write.session, client_id, data.scopes)
+        await check_may_give(request, held, added, target=client_id)
+        write.audit("client.set_scopes", client_id, scopes=client.scopes)
+    await _tell_token_service(request)
+    return client
+
+
+_HANDLERS = [list_clients, create_client, get_client, update_client, delete_client]
+ROUTES = [
+    Router(
+        path="/admin/clients",
+        route_handlers=[*_HANDLERS, rotate_secret, set_scopes],
+        tags=["clients"],
     )
-    async def delete_client(self, request: Request[Any, Any, Any], client_id: str) -> None:
-        async with resources_of(request).sessions.begin() as session:
-            await store.delete_client(session, client_id)
-            audit(
-                request,
-                session,
-                action="client.delete",
-                target_type=TARGET_TYPE,
-                target=client_id,
-                status_code=204,
-            )
-        await _tell_token_service(request)
-
-    @post(
-        "/{client_id:str}/rotate-secret",
-        operation_id="rotateClientSecret",
-        summary="Replace a confidential client's secret",
-        description=(
-            f"{_WRITE} Answers the new `client_secret` (shown only here); the old one stops "
-            f"working. A public client has no secret (409). {_TAKEOVER_NOTE}"
-        ),
-        status_code=HTTP_200_OK,
-        **requires_sensitive(SCOPE_IDP_CLIENTS_WRITE),
-    )
-    async def rotate_secret(
-        self, request: Request[Any, Any, Any], client_id: str
-    ) -> store.SecretRotated:
-        async with resources_of(request).sessions.begin() as session:
-            rotated = await store.rotate_secret(session, client_id)
-            await check_may_take_over_client(request, session, client_id)
-            audit(
-                request,
-                session,
-                action="client.rotate_secret",
-                target_type=TARGET_TYPE,
-                target=client_id,
-            )
-        await _tell_token_service(request)
-        return rotated
-
-    @put(
-        "/{client_id:str}/scopes",
-        operation_id="setClientScopes",
-        summary="Replace the scopes a client may request",
-        description=f"{_WRITE} Every value must be an existing scope (422 naming `scopes[i]`). "
-        "Needs a recent sign-in with the password or a one-time code, and adds only scopes the "
-        "caller holds itself (else 403 `admin.scope_not_held`; the OpenID Connect scopes are "
-        "free).",
-        **requires_sensitive(SCOPE_IDP_CLIENTS_WRITE),
-    )
-    async def set_scopes(
-        self, request: Request[Any, Any, Any], client_id: str, data: JSONBody[ClientScopesUpdate]
-    ) -> store.ClientRead:
-        async with resources_of(request).sessions.begin() as session:
-            held = await caller_holds(request, session)
-            client, added = await store.set_scopes(session, client_id, data.scopes)
-            await check_may_give(request, held, added, target=client_id)
-            audit(
-                request,
-                session,
-                action="client.set_scopes",
-                target_type=TARGET_TYPE,
-                target=client_id,
-                detail={"scopes": client.scopes},
-            )
-        await _tell_token_service(request)
-        return client
-
-
-ROUTES = [ClientsController]
+]

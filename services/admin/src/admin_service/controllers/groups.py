@@ -6,35 +6,25 @@ API and its permissions"). Adding members is idempotent; roles are replaced as a
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
-from litestar import Controller, Request, delete, get, patch, post, put
+from litestar import delete, get, post, put
 from litestar.params import JSONBody
 
-from admin_service.authority import caller_holds, check_may_give, requires_sensitive
-from admin_service.controllers.roles import Description, Limit, Name, strip_name
-from admin_service.store import groups as store
-from admin_service.store.roles import role_scope_values
+from admin_service.authority import caller_holds, check_may_give
+from admin_service.controllers.named_entries import named_entry_router
+from admin_service.routes import Limit, Req, operation, reading, writing
 from idp_common.protocol.constants import SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE
+from idp_common.storage.repos import groups as repo
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
-from idp_common.web.audit_trail import audit
-from idp_common.web.caller import resources_of
-from idp_common.web.guard import requires
+from idp_common.storage.repos.roles import role_scope_values
 
-_GROUP = "/{group_id:str}"
-
-
-class GroupCreate(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    name: Name
-    description: Description = ""
-
-
-class GroupUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    """Members left out (or null) keep their value."""
-
-    name: Name | None = None
-    description: Description | None = None
+_MEMBERS = "/{group_id:str}/members"
+_GIVES = (
+    "needs a recent sign-in with the password or a one-time code, and a caller holding those "
+    "scopes (else 403 `admin.scope_not_held`)."
+)
 
 
 class MembersAdd(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
@@ -45,205 +35,86 @@ class GroupRolesReplace(msgspec.Struct, frozen=True, forbid_unknown_fields=True,
     roles: list[str]
 
 
-class GroupsController(Controller):
-    path = "/admin/groups"
-    tags = ["groups"]
+@get(
+    _MEMBERS,
+    **operation("listGroupMembers", "List a group's members (by email)", SCOPE_IDP_GROUPS_READ),
+)
+async def list_members(
+    request: Req, group_id: str, limit: Limit = DEFAULT_LIMIT, cursor: str | None = None
+) -> Page[repo.MemberRead]:
+    async with reading(request) as session:
+        return await repo.list_members(session, group_id, limit=limit, cursor=cursor)
 
-    @get(
-        operation_id="listGroups",
-        summary="List groups (by name)",
-        description=f"Needs `{SCOPE_IDP_GROUPS_READ}`.",
-        **requires(SCOPE_IDP_GROUPS_READ),
-    )
-    async def list_groups(
-        self,
-        request: Request[Any, Any, Any],
-        limit: Limit = DEFAULT_LIMIT,
-        cursor: str | None = None,
-    ) -> Page[store.GroupRead]:
-        async with resources_of(request).sessions() as session:
-            return await store.list_groups(session, limit=limit, cursor=cursor)
 
-    @post(
-        operation_id="createGroup",
-        summary="Create a group",
-        description=f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. A taken name is 409.",
-        **requires(SCOPE_IDP_GROUPS_WRITE),
-    )
-    async def create_group(
-        self, request: Request[Any, Any, Any], data: JSONBody[GroupCreate]
-    ) -> store.GroupRead:
-        async with resources_of(request).sessions.begin() as session:
-            group = await store.create_group(
-                session, name=data.name.strip(), description=data.description
-            )
-            audit(
-                request,
-                session,
-                action="group.create",
-                target_type="group",
-                target=str(group.id),
-                status_code=201,
-            )
-        return group
-
-    @get(
-        _GROUP,
-        operation_id="getGroup",
-        summary="Read a group",
-        description=f"Needs `{SCOPE_IDP_GROUPS_READ}`.",
-        **requires(SCOPE_IDP_GROUPS_READ),
-    )
-    async def get_group(self, request: Request[Any, Any, Any], group_id: str) -> store.GroupRead:
-        async with resources_of(request).sessions() as session:
-            return await store.get_group(session, group_id)
-
-    @patch(
-        _GROUP,
-        operation_id="updateGroup",
-        summary="Rename or describe a group",
-        description=f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. A taken name is 409.",
-        **requires(SCOPE_IDP_GROUPS_WRITE),
-    )
-    async def update_group(
-        self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[GroupUpdate]
-    ) -> store.GroupRead:
-        async with resources_of(request).sessions.begin() as session:
-            group, changed = await store.update_group(
-                session, group_id, name=strip_name(data.name), description=data.description
-            )
-            audit(
-                request,
-                session,
-                action="group.update",
-                target_type="group",
-                target=str(group.id),
-                detail={"fields": changed},
-            )
-        return group
-
-    @delete(
-        _GROUP,
-        operation_id="deleteGroup",
-        summary="Delete a group",
-        description=(
-            f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. Memberships, role links and the profile "
-            "fields bound to the group (with their values) go with it."
-        ),
-        **requires(SCOPE_IDP_GROUPS_WRITE),
-    )
-    async def delete_group(self, request: Request[Any, Any, Any], group_id: str) -> None:
-        async with resources_of(request).sessions.begin() as session:
-            deleted = await store.delete_group(session, group_id)
-            audit(
-                request,
-                session,
-                action="group.delete",
-                target_type="group",
-                target=str(deleted),
-                status_code=204,
-            )
-
-    @get(
-        f"{_GROUP}/members",
-        operation_id="listGroupMembers",
-        summary="List a group's members (by email)",
-        description=f"Needs `{SCOPE_IDP_GROUPS_READ}`.",
-        **requires(SCOPE_IDP_GROUPS_READ),
-    )
-    async def list_members(
-        self,
-        request: Request[Any, Any, Any],
-        group_id: str,
-        limit: Limit = DEFAULT_LIMIT,
-        cursor: str | None = None,
-    ) -> Page[store.MemberRead]:
-        async with resources_of(request).sessions() as session:
-            return await store.list_members(session, group_id, limit=limit, cursor=cursor)
-
-    @post(
-        f"{_GROUP}/members",
-        status_code=200,
-        operation_id="addGroupMembers",
-        summary="Add members to a group",
-        description=(
-            f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. Users already members stay so; an unknown "
-            "user is 422 naming `members[i]`. Answers the group. Joining gives the scopes of "
-            "the group's roles: needs a recent sign-in with the password or a one-time code, "
-            "and a caller holding those scopes (else 403 `admin.scope_not_held`)."
-        ),
-        **requires_sensitive(SCOPE_IDP_GROUPS_WRITE),
-    )
-    async def add_members(
-        self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[MembersAdd]
-    ) -> store.GroupRead:
-        async with resources_of(request).sessions.begin() as session:
-            held = await caller_holds(request, session)
-            group, added = await store.add_members(session, group_id, data.members)
-            if added:
-                given = await store.group_scope_values(session, group.id)
-                await check_may_give(request, held, given, target=str(group.id))
-            audit(
-                request,
-                session,
-                action="group.add_members",
-                target_type="group",
-                target=str(group.id),
-                detail={"added": [str(u) for u in added]},
-            )
-        return group
-
-    @delete(
-        f"{_GROUP}/members/{{user_id:str}}",
-        operation_id="removeGroupMember",
-        summary="Remove a member from a group",
-        description=f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. A user who is not a member is 404.",
-        **requires(SCOPE_IDP_GROUPS_WRITE),
-    )
-    async def remove_member(
-        self, request: Request[Any, Any, Any], group_id: str, user_id: str
-    ) -> None:
-        async with resources_of(request).sessions.begin() as session:
-            group, user = await store.remove_member(session, group_id, user_id)
-            audit(
-                request,
-                session,
-                action="group.remove_member",
-                target_type="group",
-                target=str(group),
-                status_code=204,
-                detail={"user": str(user)},
-            )
-
-    @put(
-        f"{_GROUP}/roles",
-        operation_id="setGroupRoles",
-        summary="Replace a group's roles",
-        description=(
-            f"Needs `{SCOPE_IDP_GROUPS_WRITE}`. An unknown role is 422 naming `roles[i]`. "
-            "A role added gives its scopes to every member: needs a recent sign-in with the "
-            "password or a one-time code, and a caller holding those scopes (else 403 "
-            "`admin.scope_not_held`)."
-        ),
-        **requires_sensitive(SCOPE_IDP_GROUPS_WRITE),
-    )
-    async def set_roles(
-        self, request: Request[Any, Any, Any], group_id: str, data: JSONBody[GroupRolesReplace]
-    ) -> store.GroupRead:
-        async with resources_of(request).sessions.begin() as session:
-            held = await caller_holds(request, session)
-            group, added = await store.set_group_roles(session, group_id, data.roles)
-            given = await role_scope_values(session, added)
+@post(
+    _MEMBERS,
+    status_code=200,
+    **operation(
+        "addGroupMembers",
+        "Add members to a group",
+        SCOPE_IDP_GROUPS_WRITE,
+        "Users already members stay so; an unknown user is 422 naming `members[i]`. Answers "
+        f"the group. Joining gives the scopes of the group's roles: {_GIVES}",
+        sensitive=True,
+    ),
+)
+async def add_members(request: Req, group_id: str, data: JSONBody[MembersAdd]) -> repo.GroupRead:
+    async with writing(request) as write:
+        held = await caller_holds(request, write.session)
+        group, added = await repo.add_members(write.session, group_id, data.members)
+        if added:
+            given = await repo.group_scope_values(write.session, group.id)
             await check_may_give(request, held, given, target=str(group.id))
-            audit(
-                request,
-                session,
-                action="group.set_roles",
-                target_type="group",
-                target=str(group.id),
-                detail={"roles": [str(r.id) for r in group.roles]},
-            )
-        return group
+        write.audit("group.add_members", group.id, added=[str(u) for u in added])
+    return group
 
 
-ROUTES = [GroupsController]
+@delete(
+    _MEMBERS + "/{user_id:str}",
+    **operation(
+        "removeGroupMember",
+        "Remove a member from a group",
+        SCOPE_IDP_GROUPS_WRITE,
+        "A user who is not a member is 404.",
+    ),
+)
+async def remove_member(request: Req, group_id: str, user_id: str) -> None:
+    async with writing(request) as write:
+        group, user = await repo.remove_member(write.session, group_id, user_id)
+        write.audit("group.remove_member", group, status_code=204, user=str(user))
+
+
+@put(
+    "/{group_id:str}/roles",
+    **operation(
+        "setGroupRoles",
+        "Replace a group's roles",
+        SCOPE_IDP_GROUPS_WRITE,
+        f"An unknown role is 422 naming `roles[i]`. A role added gives its scopes to every "
+        f"member: {_GIVES}",
+        sensitive=True,
+    ),
+)
+async def set_roles(
+    request: Req, group_id: str, data: JSONBody[GroupRolesReplace]
+) -> repo.GroupRead:
+    async with writing(request) as write:
+        held = await caller_holds(request, write.session)
+        group, added = await repo.set_group_roles(write.session, group_id, data.roles)
+        given = await role_scope_values(write.session, added)
+        await check_may_give(request, held, given, target=str(group.id))
+        write.audit("group.set_roles", group.id, roles=[str(r.id) for r in group.roles])
+    return group
+
+
+ROUTES = [
+    named_entry_router(
+        repo.GROUPS,
+        repo.GroupRead,
+        permissions=(SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE),
+        update_note="A taken name is 409.",
+        delete_note="Memberships, role links and the profile fields bound to the group (with "
+        "their values) go with it.",
+        more=[list_members, add_members, remove_member, set_roles],
+    )
+]

@@ -18,6 +18,7 @@ from typing import Any, Final, Generic, TypeVar
 import msgspec
 from sqlalchemy import Select, bindparam, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
 
 from idp_common.errors import FieldError, InvalidArgument
@@ -101,3 +102,26 @@ async def keyset_page(
     page = rows[:limit]
     more = len(rows) > limit and bool(page)
     return page, encode_cursor(key_of(page[-1])) if more else None
+
+
+async def keyset_items(
+    session: AsyncSession,
+    query: Select[Any],
+    *,
+    order_by: Sequence[InstrumentedAttribute[Any]],
+    read: Callable[[Row], T],
+    limit: int,
+    cursor: str | None,
+) -> Page[T]:
+    """One page of ``query``'s rows shown by ``read``, in ascending ``order_by`` (mapped
+    attributes, the last one unique), as :func:`keyset_page`."""
+    rows: list[Row]
+    rows, next_cursor = await keyset_page(
+        session,
+        query,
+        order_by=[attribute.expression for attribute in order_by],
+        key_of=lambda row: [getattr(row, attribute.key) for attribute in order_by],
+        limit=limit,
+        cursor=cursor,
+    )
+    return Page(items=[read(row) for row in rows], next_cursor=next_cursor)
