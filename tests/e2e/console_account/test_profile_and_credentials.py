@@ -13,33 +13,25 @@ on the screens. ``check_screen`` saves a screenshot and runs axe-core on every s
 from __future__ import annotations
 
 import re
-import time
 import uuid
 from pathlib import Path
 
-import pyotp
 import pytest
 from PIL import Image
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.harness.browser import TIMEOUT_MS, PageLog
-from tests.harness.callback_app import callback_server
+from tests.harness.browser import PageLog
 from tests.harness.console import (
     check_screen,
     create_first_admin,
     sign_in,
-    wait_for_console,
 )
 from tests.harness.console_steps import (
-    confirm_user_action,
-    connect_an_application,
     define_field,
     delete_field,
     field_error,
     open_screen,
-    open_user,
 )
-from tests.harness.faces import FACES
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
@@ -180,141 +172,5 @@ def test_profile_photo_email_password_permissions_and_connections(
     page.set_viewport_size({"width": 1024, "height": 768})
     for label in (f"Shoe size {suffix}", f"Badge {suffix}"):
         delete_field(page, label)
-
-    assert page_log.problems(expected_statuses=[422]) == []
-
-
-def test_connections_sessions_and_authenticator(
-    stack: Stack, page: Page, page_log: PageLog, browser: Browser, request: pytest.FixtureRequest
-) -> None:
-    """An application made on the Clients screen and approved on the consent page is
-    listed under "Connected applications" with its scopes, and withdrawn there. A second
-    browser signs in; the first ends that session on "Sessions" and the second,
-    on reload, is back on the hosted sign-in page. Then an authenticator is set up: the QR
-    code and the key are shown, a wrong code is named, a code from pyotp confirms it, the
-    recovery codes are shown once and the status is "On"."""
-    admin = create_first_admin(stack)
-    sign_in(page, stack, admin, "/console/admin/clients")
-    with callback_server() as (callback, _):
-        app_name = connect_an_application(page, stack, callback)
-        # Connected applications (a page load: the console signs in again without a form):
-        # the approved app with what it may do; withdrawn, it is gone.
-        page.goto(stack.proxy_url + "/console/account/connections")
-        wait_for_console(page)
-    card = page.get_by_role("listitem").filter(has=page.get_by_role("heading", name=app_name))
-    expect(card).to_contain_text("profile")
-    check_screen(page, "account-connections", request)
-    card.get_by_role("button", name=re.compile(r"^Withdraw access")).click()
-    dialog = page.get_by_role("alertdialog", name=f"Withdraw the access of {app_name}?")
-    check_screen(page, "account-connections-confirm", request)
-    dialog.get_by_role("button", name="Withdraw access").click()
-    expect(
-        page.get_by_role("status").filter(has_text=f"Access withdrawn from {app_name}.")
-    ).to_be_visible()
-    expect(card).to_have_count(0)
-
-    other_context = browser.new_context(locale="en-US", viewport={"width": 1024, "height": 768})
-    other_context.set_default_timeout(TIMEOUT_MS)
-    try:
-        other = other_context.new_page()
-        sign_in(other, stack, admin)
-
-        open_screen(page, "Sessions")
-        rows = page.get_by_role("table", name="Your sessions").locator("tbody tr")
-        expect(rows).to_have_count(2)
-        expect(rows.filter(has_text="This browser")).to_have_count(1)
-        # The application reached in this browser's session is named there.
-        expect(rows.filter(has_text="This browser")).to_contain_text(app_name)
-        check_screen(page, "account-sessions", request)
-
-        other_row = rows.filter(has_not_text="This browser")
-        other_row.get_by_role("button", name=re.compile(r"^End session")).click()
-        dialog = page.get_by_role("alertdialog")
-        expect(dialog).to_contain_text("End this session?")
-        check_screen(page, "account-sessions-confirm", request)
-        dialog.get_by_role("button", name="End session").click()
-        expect(page.get_by_role("status").filter(has_text="Session ended.")).to_be_visible()
-        expect(rows).to_have_count(1)
-        expect(rows.first).to_contain_text("This browser")
-
-        other.reload()
-        expect(other).to_have_url(re.compile(r"/auth/login\?challenge="))
-    finally:
-        other_context.close()
-
-    open_screen(page, "Authenticator")
-    status = page.get_by_role("region", name="Authenticator app")
-    expect(status).to_contain_text(re.compile(r"Status\s*Off"))
-    check_screen(page, "account-authenticator", request)
-    page.get_by_role("button", name="Set up an authenticator").click()
-    qr = page.get_by_role("img", name=re.compile(r"^QR code for .+"))
-    expect(qr).to_be_visible()
-    expect(qr).to_have_attribute("src", re.compile(r"^data:image/svg\+xml"))
-    secret = page.get_by_label("Or type this key into the app").input_value()
-    totp = pyotp.TOTP(secret)
-    check_screen(page, "account-authenticator-enrol", request)
-
-    code = page.get_by_label("Code from the app")
-    code.fill(totp.at(time.time() - 3600))
-    page.get_by_role("button", name="Confirm").click()
-    field_error(code, "current code")
-    code.fill(totp.now())
-    page.get_by_role("button", name="Confirm").click()
-    dialog = page.get_by_role("dialog", name="Your recovery codes")
-    codes = dialog.get_by_role("list", name="Recovery codes").get_by_role("listitem")
-    expect(codes).to_have_count(10)
-    expect(codes.first).to_have_text(re.compile(r"^\w{5}-\w{5}$"))
-    check_screen(page, "account-authenticator-codes", request)
-    dialog.get_by_role("button", name="I have saved it").click()
-    expect(dialog).to_have_count(0)
-    expect(status).to_contain_text(re.compile(r"Status\s*On"))
-    expect(status).to_contain_text(re.compile(r"Recovery codes left\s*10"))
-    expect(page.get_by_role("status").filter(has_text="The authenticator is on.")).to_be_visible()
-    check_screen(page, "account-authenticator-on", request)
-
-    assert page_log.problems(expected_statuses=[422]) == []
-
-
-@pytest.mark.face
-def test_face_enrolment(
-    stack: Stack, page: Page, page_log: PageLog, request: pytest.FixtureRequest
-) -> None:
-    """A photo with several faces is refused with the API's sentence next to the file input;
-    one face enrols ("On"); removing it turns it off again, from the person's own screen and
-    from the administrator's screen of the person."""
-    admin = create_first_admin(stack)
-    sign_in(page, stack, admin, "/console/account/face")
-    expect(page.get_by_role("heading", name="Face sign-in", level=1)).to_be_visible()
-    panel = page.get_by_role("region", name="Your face")
-    expect(panel).to_contain_text(re.compile(r"Status\s*Off"))
-    check_screen(page, "account-face", request)
-
-    photo = page.get_by_label("Photo of your face")
-    photo.set_input_files(FACES / "obama_and_biden.jpg")
-    page.get_by_role("button", name="Enrol face").click()
-    field_error(photo, "faces were found")
-    check_screen(page, "account-face-error", request)
-
-    page.get_by_label("Photo of your face").set_input_files(FACES / "obama1.jpg")
-    page.get_by_role("button", name="Enrol face").click()
-    expect(page.get_by_role("status").filter(has_text="Your face is enrolled")).to_be_visible()
-    expect(panel).to_contain_text(re.compile(r"Status\s*On"))
-    check_screen(page, "account-face-on", request)
-
-    page.get_by_role("button", name="Remove face").click()
-    page.get_by_role("alertdialog").get_by_role("button", name="Remove face").click()
-    expect(page.get_by_role("status").filter(has_text="Your face was removed.")).to_be_visible()
-    expect(panel).to_contain_text(re.compile(r"Status\s*Off"))
-
-    # Enrolled again, then removed by an administrator on the person's screen (here, their own).
-    page.get_by_label("Photo of your face").set_input_files(FACES / "obama1.jpg")
-    page.get_by_role("button", name="Enrol face").click()
-    expect(panel).to_contain_text(re.compile(r"Status\s*On"))
-    open_user(page, admin.email)
-    confirm_user_action(page, "Remove face sign-in", "Face sign-in removed.")
-    open_screen(page, "Face sign-in")
-    expect(page.get_by_role("region", name="Your face")).to_contain_text(
-        re.compile(r"Status\s*Off")
-    )
 
     assert page_log.problems(expected_statuses=[422]) == []
