@@ -58,7 +58,7 @@ async def _scopes_of(session: AsyncSession, pks: Sequence[uuid.UUID]) -> dict[uu
         .where(ClientScope.client_pk.in_(list(pks)))
         .order_by(Scope.value)
     )
-    return rows_by_owner(rows.tuples(), pks)
+    return rows_by_owner(rows, pks)
 
 
 async def get_client(session: AsyncSession, client_id: str) -> ClientRecord | None:
@@ -245,7 +245,7 @@ async def set_client_scopes(
     before = set((await _scopes_of(session, [row.id]))[row.id])
     wanted = list(dict.fromkeys(values))
     query = select(Scope.value, Scope.id).where(Scope.value.in_(wanted))
-    known = dict((await session.execute(query)).tuples().all())
+    known = dict((await session.execute(query)).all())
     errors = [
         FieldError(f"scopes[{i}]", "unknown scope") for i, v in enumerate(values) if v not in known
     ]

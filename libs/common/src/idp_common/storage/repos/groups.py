@@ -66,13 +66,13 @@ async def _details(session: AsyncSession, groups: Sequence[Group]) -> list[Group
         .where(GroupRole.group_id.in_(ids))
         .order_by(Role.name, Role.id)
     )
-    roles = rows_by_owner(((g, RoleRef(id=r, name=n)) for g, r, n in rows.tuples()), ids)
+    roles = rows_by_owner(((g, RoleRef(id=r, name=n)) for g, r, n in rows), ids)
     counts = await session.execute(
         select(GroupMember.group_id, func.count())
         .where(GroupMember.group_id.in_(ids))
         .group_by(GroupMember.group_id)
     )
-    members = dict(counts.tuples().all())
+    members = dict(counts.all())
     return [
         GroupRead(
             g.id,

@@ -55,7 +55,7 @@ async def _scope_values(
         .where(RoleScope.role_id.in_(role_ids))
         .order_by(Scope.value)
     )
-    return rows_by_owner(rows.tuples(), role_ids)
+    return rows_by_owner(rows, role_ids)
 
 
 async def _details(session: AsyncSession, roles: Sequence[Role]) -> list[RoleRead]:
@@ -80,7 +80,7 @@ async def _scope_ids(session: AsyncSession, values: Sequence[str]) -> list[uuid.
     rows = await session.execute(
         select(Scope.value, Scope.id).where(Scope.value.in_(values), Scope.api_id.is_not(None))
     )
-    known = dict(rows.tuples().all())
+    known = dict(rows.all())
     errors = [
         FieldError(f"scopes[{i}]", "not a permission of any API")
         for i, value in enumerate(values)
