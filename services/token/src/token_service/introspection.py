@@ -23,7 +23,7 @@ from idp_common.protocol.constants import TOKEN_TYPE_BEARER
 from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.refresh_tokens import (
     RefreshTokenRecord,
-    get_refresh_token,
+    find_refresh_token,
     revoke_token,
 )
 from token_service.context import GrantDeps
@@ -97,11 +97,11 @@ def refresh_token_answer(row: RefreshTokenRecord, client: ClientRecord) -> dict[
 async def introspect_refresh_token(
     deps: GrantDeps, token: str, client: ClientRecord
 ) -> dict[str, Any]:
-    async with deps.ctx.resources.sessions() as session:
-        row = await get_refresh_token(session, token)
-    if row is None or row.client_pk != client.pk or not row.is_active(deps.now_dt):
+    async with deps.ctx.resources.hot.connection() as conn:
+        found = await find_refresh_token(conn, token, client.pk, deps.now_dt)
+    if found is None or not found[1]:
         return INACTIVE
-    return refresh_token_answer(row, client)
+    return refresh_token_answer(found[0], client)
 
 
 async def revoke_access_token(deps: GrantDeps, token: str, client: ClientRecord) -> bool:

@@ -23,7 +23,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 import msgspec
 
@@ -70,6 +71,52 @@ class Authorization:
     grant_id: uuid.UUID | None = None
     user: UserClaims | None = None
     nonce: str | None = None
+
+
+class GrantOrigin(Protocol):
+    """What a code or refresh token says about how the person signed in."""
+
+    @property
+    def grant_id(self) -> uuid.UUID | None: ...
+    @property
+    def auth_time(self) -> datetime | None: ...
+    @property
+    def acr(self) -> str | None: ...
+    @property
+    def amr(self) -> list[str]: ...
+    @property
+    def session_sid(self) -> str | None: ...
+
+
+async def grant_authorization(
+    deps: GrantDeps,
+    client_id: str,
+    scopes: list[str],
+    origin: GrantOrigin,
+    *,
+    user_id: uuid.UUID | None,
+    person: UserClaims | None,
+    nonce: str | None = None,
+) -> Authorization:
+    """The :class:`Authorization` of a code or refresh token of ``client_id``: about the
+    person ``user_id`` (the provider's API first among the audiences), or about the client
+    itself when there is none."""
+    audiences: Sequence[str] = await deps.ctx.audiences_for(scopes)
+    if user_id is not None:
+        audiences = person_audiences(deps.ctx.settings.api_audience, audiences)
+    return Authorization(
+        subject=str(user_id) if user_id is not None else client_id,
+        client_id=client_id,
+        scopes=scopes,
+        audiences=audiences,
+        auth_time=int(origin.auth_time.timestamp()) if origin.auth_time else None,
+        acr=origin.acr,
+        amr=origin.amr,
+        sid=origin.session_sid,
+        grant_id=origin.grant_id,
+        user=person,
+        nonce=nonce,
+    )
 
 
 def audience_claim(audiences: Sequence[str]) -> str | list[str]:

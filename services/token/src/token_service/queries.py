@@ -4,17 +4,18 @@ service needs it).
 
 - :class:`Person`: the person's built-in facts, the values of profile fields mapped to a
   claim (spec part 2 "Profile field" rule 2) and their effective scopes
-  (``idp_common.storage.repos.users.effective_scopes``), read in one statement
-  (:data:`PERSON_COLUMNS`) that the grants' own statements (``token_service.storage``)
-  also embed, so a grant reads the person in the round trip that spends its code or
-  refresh token.
-- ``load_person``: that statement alone (userinfo's cache); ``person_in_session`` runs it
-  in an ORM session's transaction (the grants' general paths).
+  (``idp_common.storage.repos.users.effective_scopes``), read by one select list
+  (:data:`PERSON_COLUMNS`). :data:`PERSON` hands it to the code and refresh-token
+  repositories, which join it to their spend, so a grant reads the person in the round
+  trip that spends its code or refresh token.
+- ``load_person``: that select alone (userinfo's cache).
+- ``authorize_view``: the person, their effective scopes and their consent to a client
+  (the consent's subquery from its owner, ``storage.repos.consents``), one statement.
 - ``scope_audiences``: ``aud`` of the APIs owning the given scopes, one query.
 
-The hot statements are plain SQL run on asyncpg's own pool
-(``idp_common.storage.db.hot_pool``): asyncpg prepares each once per connection,
-and each is one round trip that commits by itself.
+The person reads are plain SQL run on asyncpg's own pool
+(``idp_common.storage.db.hot_pool``): asyncpg prepares each once per connection, and each
+is one round trip.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.protocol.constants import SELF_SERVICE_SCOPES
-from idp_common.storage.db.engine import DriverConnection, driver_of
+from idp_common.storage.db.engine import DriverConnection
+from idp_common.storage.db.hot_pool import HotPool
 from idp_common.storage.db.models import Api, Scope
+from idp_common.storage.repos.consents import CONSENTED_SCOPES_SQL
 from idp_common.storage.repos.users import UserRecord
 
 
@@ -83,14 +86,18 @@ PERSON_COLUMNS: Final = """
             WHERE gm.user_id = u.id
         )
     ) AS held"""
-PERSON_WIDTH: Final = 10
 
 _LOAD_PERSON: Final = f"SELECT {PERSON_COLUMNS} FROM users AS u WHERE u.id = $1"  # noqa: S608
+_AUTHORIZE_VIEW: Final = f"""
+SELECT {PERSON_COLUMNS}, {CONSENTED_SCOPES_SQL.format(user="u.id", client="$2")}
+FROM users AS u WHERE u.id = $1
+"""  # noqa: S608 - fixed text, values are parameters
 _SELF_SERVICE: Final = frozenset(SELF_SERVICE_SCOPES)
 
 
 def person_from_row(row: Sequence[Any], start: int = 0) -> Person | None:
-    """The :class:`Person` in ``row[start:start + PERSON_WIDTH]``; None when absent."""
+    """The :class:`Person` in the columns of :data:`PERSON_COLUMNS` from ``row[start]``;
+    None when absent."""
     (user_id, email, username, display_name, picture, verified, disabled, updated_at) = row[
         start : start + 8
     ]
@@ -122,9 +129,29 @@ async def load_person(conn: DriverConnection, user_id: uuid.UUID) -> Person | No
     return None if row is None else person_from_row(row)
 
 
-async def person_in_session(session: AsyncSession, user_id: uuid.UUID) -> Person | None:
-    """:func:`load_person` inside ``session``'s transaction."""
-    return await load_person(await driver_of(await session.connection()), user_id)
+class _PersonRead:
+    """:data:`PERSON_COLUMNS` as a read joined to a spend (``storage.db.hot_pool.JoinedRead``)."""
+
+    columns: Final = PERSON_COLUMNS
+
+    @staticmethod
+    def parse(row: Sequence[Any], start: int) -> Person | None:
+        return person_from_row(row, start)
+
+
+PERSON: Final = _PersonRead()
+
+
+async def authorize_view(
+    pool: HotPool, user_id: uuid.UUID, client_pk: uuid.UUID
+) -> tuple[Person, set[str]] | None:
+    """(the person, the scopes they consented to for ``client_pk``); None if absent."""
+    async with pool.connection() as conn:
+        row = await conn.fetchrow(_AUTHORIZE_VIEW, user_id, client_pk)
+    person = None if row is None else person_from_row(row)
+    if row is None or person is None:
+        return None
+    return person, set(row[-1] or ())
 
 
 async def scope_audiences(session: AsyncSession, values: Collection[str]) -> list[str]:

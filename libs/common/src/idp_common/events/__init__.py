@@ -1,9 +1,10 @@
 """Events: the transactional outbox, its relay to NATS JetStream, and the stream itself
-(DESIGN.md "Events"). Writers call :func:`announce` in the transaction that adds an
-outbox row; :class:`OutboxRelay` publishes the rows; consumers read the stream."""
+(DESIGN.md "Events"). Writers add an outbox row and call :func:`announce` in one
+transaction (``idp_common.storage.repos.outbox``, the table's owner); :class:`OutboxRelay`
+publishes the rows; consumers read the stream."""
 
-from idp_common.events.outbox import OUTBOX_CHANNEL, announce
 from idp_common.events.relay import OutboxRelay
 from idp_common.events.stream import ensure_stream, stream_config
+from idp_common.storage.repos.outbox import OUTBOX_CHANNEL, announce
 
 __all__ = ["OUTBOX_CHANNEL", "OutboxRelay", "announce", "ensure_stream", "stream_config"]

@@ -4,14 +4,16 @@ DESIGN.md "Events": a session's end is written to the outbox in the transaction 
 revokes its refresh tokens, so it cannot be lost when NATS is down; this relay moves the
 rows to the stream once NATS answers.
 
-- Woken by ``LISTEN`` (see :mod:`idp_common.events.outbox`) the moment a row commits, and
+- Woken by ``LISTEN`` (``idp_common.storage.repos.outbox.announce``) the moment a row commits, and
   every ``poll_seconds`` anyway (a missed notification, rows left while NATS was down).
-- Rows are claimed with ``FOR UPDATE SKIP LOCKED``: several replicas may run the relay and
-  each row is published by one of them at a time.
+- Rows are claimed with ``FOR UPDATE SKIP LOCKED`` (``repos.outbox.claim_pending``):
+  several replicas may run the relay and each row is published by one of them at a time.
 - Each message carries ``Nats-Msg-Id`` = the row's id and creation time, so a row published
   again (the relay died between publishing and marking) is dropped by JetStream's
   duplicate window instead of being delivered twice.
 - A failed publish stops the batch: what was published is marked, the rest waits.
+- Stopping lets the batch in flight finish (up to ``STOP_SECONDS``), so rows it published
+  are marked instead of being published again by the next relay.
 """
 
 from __future__ import annotations
@@ -24,18 +26,15 @@ from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import asyncpg
-import msgspec
 from nats.errors import Error as NatsError
-from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
 from idp_common.events.nats_link import NatsLink
-from idp_common.events.outbox import OUTBOX_CHANNEL
 from idp_common.events.stream import ensure_stream
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.hot_pool import asyncpg_dsn
-from idp_common.storage.db.models import OutboxEvent
+from idp_common.storage.repos.outbox import OUTBOX_CHANNEL, claim_pending, mark_published
 
 log = logging.getLogger("idp.relay")
 
@@ -43,6 +42,7 @@ BATCH: Final = 200
 PUBLISH_TIMEOUT: Final = 2.0
 #: How often the notification connection is checked (a dead socket is not noticed idle).
 LISTENER_CHECK_SECONDS: Final = 10.0
+STOP_SECONDS: Final = 5.0
 
 
 class OutboxRelay:
@@ -60,6 +60,7 @@ class OutboxRelay:
         self._poll = poll_seconds
         self._wake = asyncio.Event()
         self._stream_ready = False
+        self._batch = asyncio.Lock()
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -71,11 +72,15 @@ class OutboxRelay:
         try:
             yield
         finally:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._batch.acquire(), STOP_SECONDS)
             for task in tasks:
                 task.cancel()
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            if self._batch.locked():
+                self._batch.release()
 
     def _on_notify(self, *_: Any) -> None:
         self._wake.set()
@@ -108,7 +113,8 @@ class OutboxRelay:
             if not self._nats.is_connected:
                 continue
             try:
-                await self.publish_pending()
+                async with self._batch:
+                    await self.publish_pending()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # NATS or Postgres away: the rows wait for the next turn
@@ -129,26 +135,13 @@ class OutboxRelay:
         while True:
             failure: Exception | None = None
             async with self._sessions.begin() as db:
-                rows = (
-                    await db.execute(
-                        select(
-                            OutboxEvent.id,
-                            OutboxEvent.subject,
-                            OutboxEvent.payload,
-                            OutboxEvent.created_at,
-                        )
-                        .where(OutboxEvent.published_at.is_(None))
-                        .order_by(OutboxEvent.id)
-                        .limit(BATCH)
-                        .with_for_update(skip_locked=True)
-                    )
-                ).all()
+                rows = await claim_pending(db, BATCH)
                 published: list[int] = []
                 for row in rows:
                     try:
                         await js.publish(
                             row.subject,
-                            msgspec.json.encode(row.payload),
+                            row.payload,
                             timeout=PUBLISH_TIMEOUT,
                             headers={"Nats-Msg-Id": f"{row.id}-{row.created_at.timestamp()}"},
                         )
@@ -157,11 +150,7 @@ class OutboxRelay:
                         break
                     published.append(row.id)
                 if published:
-                    await db.execute(
-                        update(OutboxEvent)
-                        .where(OutboxEvent.id.in_(published))
-                        .values(published_at=func.now())
-                    )
+                    await mark_published(db, published)
             total += len(published)
             if failure is not None:
                 raise failure

@@ -1,16 +1,16 @@
 """Ending browser sessions (spec part 3: logout, ``DELETE /entity/sessions/{id}``, password
 change, an administrator ending all of a person's sessions; DESIGN.md "Events").
 
-:func:`end_sessions` writes, for each session, inside the caller's open transaction:
+:func:`end_sessions` writes, for each session, inside the caller's open transaction
+(through the tables' owners, ``storage.repos.outbox`` and ``storage.repos.refresh_tokens``):
 
 1. an outbox row, subject ``{nats_prefix}.session.ended``, payload
    ``{"user_id", "sid", "clients", "reason"}`` (:class:`SessionEnded`) that the relay
    publishes and the logout dispatcher turns into back-channel logout tokens (``clients``
    read from the session's applications set at that moment), inserted with
    ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``;
-2. the revocation of the session's refresh tokens
-   (``UPDATE refresh_tokens SET revoked_at = now() WHERE session_sid IN (…) AND revoked_at
-   IS NULL``: the session's sid and those it had before a re-authentication continued it);
+2. the revocation of the session's refresh tokens (``revoke_by_sessions``: those issued
+   under the session's sid and those it had before a re-authentication continued it);
 3. a ``pg_notify`` that wakes the relay when the transaction commits;
 
 then flushes. The caller commits; once the commit has succeeded the sessions are deleted
@@ -43,18 +43,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Final, NamedTuple
 
 import msgspec
-from sqlalchemy import event, func, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session, SessionTransaction
 from sqlalchemy.util import await_only
 
-from idp_common.events.outbox import announce
 from idp_common.state.sessions import BrowserSession, SessionStore
-from idp_common.storage.db.models import OutboxEvent, RefreshToken
+from idp_common.storage.repos.outbox import add_event, announce
+from idp_common.storage.repos.refresh_tokens import revoke_by_sessions, revoke_person_tokens
 
 __all__ = [
     "SESSION_ENDED",
@@ -125,24 +125,10 @@ async def end_sessions(
             reason=reason,
             client_sids=record.client_sids,
         )
-        written = await db_session.execute(
-            insert(OutboxEvent)
-            .values(
-                subject=subject,
-                payload=msgspec.to_builtins(event_),
-                dedupe_key=dedupe_key(record.sid),
-            )
-            .on_conflict_do_nothing(index_elements=[OutboxEvent.dedupe_key])
-            .returning(OutboxEvent.id)
-        )
-        if written.scalar_one_or_none() is not None:
+        payload = msgspec.to_builtins(event_)
+        if await add_event(db_session, subject, payload, dedupe_key=dedupe_key(record.sid)):
             ended += 1
-        result = await db_session.execute(
-            update(RefreshToken)
-            .where(RefreshToken.session_sid.in_(_sids(record)), RefreshToken.revoked_at.is_(None))
-            .values(revoked_at=func.now())
-        )
-        revoked += int(getattr(result, "rowcount", 0) or 0)
+        revoked += await revoke_by_sessions(db_session, _sids(record), datetime.now(UTC))
     if ended:
         await announce(db_session)
     await db_session.flush()
@@ -209,9 +195,4 @@ async def end_person_sessions(
 async def revoke_user_refresh_tokens(db_session: AsyncSession, user_id: uuid.UUID) -> int:
     """Revoke every live refresh token of a person, whatever session issued it (also
     those of sessions that already expired in Redis, and ``offline_access`` ones)."""
-    result = await db_session.execute(
-        update(RefreshToken)
-        .where(RefreshToken.user_id == user_id, RefreshToken.revoked_at.is_(None))
-        .values(revoked_at=func.now())
-    )
-    return int(getattr(result, "rowcount", 0) or 0)
+    return await revoke_person_tokens(db_session, user_id, datetime.now(UTC))

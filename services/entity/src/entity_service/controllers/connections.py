@@ -2,12 +2,13 @@
 withdrawing one (spec part 4 "Entity (self-service)"; DESIGN.md "Sign-in").
 
 Reads need ``idp:connections:read``, withdrawing ``idp:connections:write`` (audited
-``connection.withdraw``). The rules live in :mod:`entity_service.store.connections`.
+``connection.withdraw``). The list is :mod:`entity_service.store.connections`; withdrawing
+is the use case :mod:`idp_common.usecases.connections`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Annotated, Any
 
 from litestar import Controller, Request, delete, get
 from litestar.params import Parameter
@@ -19,12 +20,11 @@ from idp_common.protocol.constants import (
     SCOPE_IDP_CONNECTIONS_WRITE,
 )
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
-from idp_common.web.audit_trail import audit
-from idp_common.web.caller import resources_of
+from idp_common.usecases.connections import withdraw_connection
+from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller, requires
 
 Limit = Annotated[int, Parameter(ge=1, le=MAX_LIMIT)]
-TARGET: Final = "client"
 
 
 class ConnectionsController(Controller):
@@ -62,17 +62,10 @@ class ConnectionsController(Controller):
         **requires(SCOPE_IDP_CONNECTIONS_WRITE),
     )
     async def withdraw(self, request: Request[Any, Any, Any], client_id: str) -> None:
-        user_id = person_key(current_caller(request).subject)
+        caller = current_caller(request).subject
         async with resources_of(request).sessions.begin() as session:
-            done = await store.withdraw_connection(session, user_id, client_id)
-            audit(
-                request,
-                session,
-                action="connection.withdraw",
-                target_type=TARGET,
-                target=done.client_id,
-                status_code=204,
-                detail={"hadConsent": done.had_consent, "tokensRevoked": done.tokens_revoked},
+            await withdraw_connection(
+                session, person_key(caller), client_id, actor=caller, ip=caller_ip(request)
             )
 
 

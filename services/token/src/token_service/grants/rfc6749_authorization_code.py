@@ -17,27 +17,23 @@ RFC 7636 §4.6: when the authorization request carried a ``code_challenge`` the 
 must match (S256 only); a public client always sent one (DESIGN.md §2), and a verifier
 sent for a code without a challenge is refused (PKCE downgrade, RFC 9700 §2.1.1).
 
-The code is burnt on every failure after it was found (the failure is committed and
-audited), so a wrong verifier or redirect URI cannot be retried. Burning it and reading
-its person is one statement (``token_service.storage.consume_code``); a code it does not
-find goes through ``consume_authorization_code``, which tells a replay from an unknown
-code.
-
-A code that passes is burnt in a transaction with the grant's first refresh token, and
-the transaction commits only after the new access token's ``jti`` is tracked in Redis; a
-replay lists the grant's access tokens as revoked before the refresh tokens' revocation
-commits. So a Redis failure changes nothing and answers 503, and the client's retry with
-the same code is an exchange, not a replay (issue #19, attack 5; ``token_service.issuance``).
+One repository call burns the code (``idp_common.storage.repos.codes.
+exchange_authorization_code``: one statement that also reads the person), and
+:func:`judge_code` decides in its transaction. The code is burnt on every failure after
+it was found (the failure is committed, then audited), so a wrong verifier or redirect
+URI cannot be retried. A code that passes is burnt with the grant's first refresh token,
+and the transaction commits only after the new access token's ``jti`` is tracked in
+Redis; a replay lists the grant's access tokens as revoked before the refresh tokens'
+revocation commits. So a Redis failure changes nothing and answers 503, and the client's
+retry with the same code is an exchange, not a replay (issue #19, attack 5).
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import ClassVar, Final, NoReturn
-
-from sqlalchemy.ext.asyncio import AsyncSession
+from datetime import datetime
+from typing import Any, ClassVar, Final
 
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
@@ -48,23 +44,19 @@ from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest
 from idp_common.protocol.rfc6749_scope import format_scope, narrow_scope, parse_scope
 from idp_common.protocol.rfc7636_pkce import verify_pkce
-from idp_common.storage.db.engine import DriverConnection
-from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.audit import AuditEntry, record_audit
 from idp_common.storage.repos.clients import ClientRecord
-from idp_common.storage.repos.codes import CodeGrant, consume_authorization_code
-from idp_common.storage.repos.refresh_tokens import revoke_by_grant_id
+from idp_common.storage.repos.codes import CodeGrant, Exchanged, exchange_authorization_code
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
 from token_service.issuance import (
-    Authorization,
     TokenResponse,
+    grant_authorization,
     new_access_token_id,
-    person_audiences,
     sign_tokens,
     track_access_token,
 )
-from token_service.queries import Person, UserClaims
-from token_service.storage import consume_code, hot_transaction, insert_refresh_token
+from token_service.queries import PERSON, Person
 
 AUDIT_CODE_REPLAYED: Final = "token.code_replayed"
 AUDIT_GRANT_FAILED: Final = "token.grant_failed"
@@ -87,15 +79,36 @@ def check_code(code: CodeGrant, client: ClientRecord, req: TokenRequest, now: da
 
 
 @dataclass(frozen=True)
-class _Burnt:
-    """What burning a code found: the code and its person, the scopes granted and the
-    refresh token issued (a code that passes), or the reason it was refused."""
+class CodeVerdict:
+    """What a burnt code grants: the scopes and the first refresh token's scope (DESIGN.md
+    §2: when ``offline_access`` was granted and the client may refresh), or a refusal."""
 
-    code: CodeGrant
-    person: Person | None
     scopes: list[str]
-    refresh_token: str | None = None
+    refresh_scope: str | None = None
     refusal: InvalidGrant | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.refusal is not None
+
+
+def judge_code(
+    code: CodeGrant,
+    person: Person | None,
+    client: ClientRecord,
+    req: TokenRequest,
+    now: datetime,
+) -> CodeVerdict:
+    """Pure: the verdict on a burnt code (a refusal is returned, so the burn commits)."""
+    try:
+        check_code(code, client, req, now)
+        if person is None or person.claims.user.disabled:
+            raise InvalidGrant("the person is no longer able to sign in")
+    except InvalidGrant as exc:
+        return CodeVerdict([], refusal=exc)
+    scopes = narrow_scope(parse_scope(code.scope), client.scopes, person.scopes)
+    offline = SCOPE_OFFLINE_ACCESS in scopes and GRANT_TYPE_REFRESH_TOKEN in client.grant_types
+    return CodeVerdict(scopes, format_scope(scopes) if offline else None)
 
 
 class AuthorizationCodeGrant:
@@ -111,127 +124,62 @@ class AuthorizationCodeGrant:
         if not req.redirect_uri:
             raise InvalidRequest("redirect_uri is required")
         ident = new_access_token_id(deps)
-        async with hot_transaction(deps.ctx.resources.hot) as conn:
-            consumed = await consume_code(conn, req.code, datetime.now(UTC))
-            burnt = None if consumed is None else await _burn(conn, *consumed, client, req, deps)
-            if burnt is not None and burnt.refusal is None:
-                await track_access_token(deps, burnt.code.grant_id, ident)
-        if burnt is None:
-            await _unknown_or_replayed(req.code, client, deps)
-        if burnt.refusal is not None or burnt.person is None:
-            async with deps.ctx.resources.sessions() as session:
-                refusal = burnt.refusal or InvalidGrant("the person is no longer able to sign in")
-                _audit_failure(session, deps, client, burnt.code, req.code, refusal)
-                await session.commit()
-            raise refusal
-        code, person = burnt.code, burnt.person.claims
-        deps.ctx.users.put(code.user_id, person)
-        auth = await _authorization(deps, client, code, burnt.scopes, person)
-        return sign_tokens(deps, auth, ident, refresh_token=burnt.refresh_token)
 
+        async def before_commit(done: Exchanged[Person, CodeVerdict]) -> None:
+            await track_access_token(deps, done.code.grant_id, ident)
 
-async def _burn(
-    conn: DriverConnection,
-    code: CodeGrant,
-    person: Person | None,
-    client: ClientRecord,
-    req: TokenRequest,
-    deps: GrantDeps,
-) -> _Burnt:
-    """Inside the transaction that burnt ``code``: the checks, then the refresh token.
-    A refusal is returned, not raised, so that the burn still commits."""
-    try:
-        check_code(code, client, req, deps.now_dt)
-        if person is None or person.claims.user.disabled:
-            raise InvalidGrant("the person is no longer able to sign in")
-    except InvalidGrant as exc:
-        return _Burnt(code, person, [], refusal=exc)
-    scopes = narrow_scope(parse_scope(code.scope), client.scopes, person.scopes)
-    refresh = None
-    if SCOPE_OFFLINE_ACCESS in scopes and GRANT_TYPE_REFRESH_TOKEN in client.grant_types:
-        # DESIGN.md §2: issued when offline_access was granted and the client may refresh.
-        refresh = await insert_refresh_token(
-            conn, code, scope=format_scope(scopes), now=deps.now_dt
+        async def on_replay(grant_id: uuid.UUID, revoked: int) -> AuditEntry:
+            await deps.ctx.revocations.revoke_grant(grant_id, now=deps.now)
+            detail = {"refresh_tokens_revoked": revoked}
+            return _grant_entry(AUDIT_CODE_REPLAYED, deps, client, grant_id, detail)
+
+        done = await exchange_authorization_code(
+            deps.ctx.resources,
+            req.code,
+            now=deps.now_dt,
+            person=PERSON,
+            decide=lambda code, person: judge_code(code, person, client, req, deps.now_dt),
+            before_commit=before_commit,
+            on_replay=on_replay,
         )
-    return _Burnt(code, person, scopes, refresh)
-
-
-async def _unknown_or_replayed(value: str, client: ClientRecord, deps: GrantDeps) -> NoReturn:
-    """The code was not there to burn: unknown, or used before (a replay, §4.1.2)."""
-    async with deps.ctx.resources.sessions() as session:
-        _, replayed = await consume_authorization_code(session, value)
-        if replayed is not None:
-            await _replay(session, replayed, client, deps)
-    raise InvalidGrant("the authorization code is invalid")
-
-
-async def _authorization(
-    deps: GrantDeps,
-    client: ClientRecord,
-    code: CodeGrant,
-    scopes: list[str],
-    person: UserClaims,
-) -> Authorization:
-    audiences = await deps.ctx.audiences_for(scopes)
-    return Authorization(
-        subject=str(code.user_id),
-        client_id=client.client_id,
-        scopes=scopes,
-        audiences=person_audiences(deps.ctx.settings.api_audience, audiences),
-        auth_time=int(code.auth_time.timestamp()),
-        acr=code.acr,
-        amr=code.amr,
-        sid=code.session_sid,
-        grant_id=code.grant_id,
-        user=person,
-        nonce=code.nonce,
-    )
-
-
-async def _replay(
-    session: AsyncSession, grant_id: uuid.UUID, client: ClientRecord, deps: GrantDeps
-) -> None:
-    """§4.1.2: deny, revoke what the code produced, audit. Raises ``InvalidGrant``."""
-    revoked = await revoke_by_grant_id(session, grant_id, deps.now_dt)
-    write_audit(
-        session,
-        AuditEntry(
-            action=AUDIT_CODE_REPLAYED,
-            status_code=400,
-            ip=deps.ip,
-            actor=client.client_id,
-            target_type="grant",
-            target=str(grant_id),
-            detail={"refresh_tokens_revoked": revoked},
-        ),
-    )
-    # Redis first: if it fails, nothing commits and the next replay does both.
-    await deps.ctx.revocations.revoke_grant(grant_id, now=deps.now)
-    await session.commit()
-    raise InvalidGrant("the authorization code was already used")
-
-
-def _audit_failure(
-    session: AsyncSession,
-    deps: GrantDeps,
-    client: ClientRecord,
-    code: CodeGrant,
-    value: str,
-    exc: InvalidGrant,
-) -> None:
-    write_audit(
-        session,
-        AuditEntry(
-            action=AUDIT_GRANT_FAILED,
-            status_code=400,
-            ip=deps.ip,
-            actor=client.client_id,
-            target_type="grant",
-            target=str(code.grant_id),
-            detail={
+        code, refusal = done.code, done.decision.refusal
+        if refusal is not None or done.person is None:
+            refusal = refusal or InvalidGrant("the person is no longer able to sign in")
+            detail = {
                 "grant_type": GRANT_TYPE_AUTHORIZATION_CODE,
-                "reason": exc.description,
-                "code_digest_prefix": digest(value).hex()[:12],
-            },
-        ),
+                "reason": refusal.description,
+                "code_digest_prefix": digest(req.code).hex()[:12],
+            }
+            entry = _grant_entry(AUDIT_GRANT_FAILED, deps, client, code.grant_id, detail)
+            await record_audit(deps.ctx.resources.sessions, entry)
+            raise refusal
+        person = done.person.claims
+        deps.ctx.users.put(code.user_id, person)
+        auth = await grant_authorization(
+            deps,
+            client.client_id,
+            done.decision.scopes,
+            code,
+            user_id=code.user_id,
+            person=person,
+            nonce=code.nonce,
+        )
+        return sign_tokens(deps, auth, ident, refresh_token=done.refresh_token)
+
+
+def _grant_entry(
+    action: str,
+    deps: GrantDeps,
+    client: ClientRecord,
+    grant_id: uuid.UUID,
+    detail: dict[str, Any],
+) -> AuditEntry:
+    return AuditEntry(
+        action=action,
+        status_code=400,
+        ip=deps.ip,
+        actor=client.client_id,
+        target_type="grant",
+        target=str(grant_id),
+        detail=detail,
     )

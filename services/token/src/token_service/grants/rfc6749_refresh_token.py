@@ -17,21 +17,18 @@ never widened; the person's current permissions bound it again, and a person who
 disabled or deleted gets ``invalid_grant``. A new ID token (without ``nonce``) is
 returned when ``openid`` is in the scope (OIDC Core §12.2).
 
-The usual case is one statement (``token_service.storage.spend_refresh_token``: spend,
-insert the successor, read the person); any refusal goes through the general path
-below it, which decides and answers as it always has. Both spend in a transaction that
-commits only after the new access token's ``jti`` is tracked in Redis, and a reuse lists
-the grant's access tokens as revoked before the family's revocation commits: a Redis
-failure changes nothing, answers 503, and the client's retry with the same token works
-(issue #19, attack 5; ``token_service.issuance``).
+One repository call spends the token (``idp_common.storage.repos.refresh_tokens.
+rotate_refresh_token``: usually one statement that also reads the person). Its
+transaction commits only after :func:`accept_rotation` agreed and the new access token's
+``jti`` is tracked in Redis, and a reuse lists the grant's access tokens as revoked
+before the family's revocation commits: a Redis failure changes nothing, answers 503,
+and the client's retry with the same token works (issue #19, attack 5;
+``token_service.issuance``).
 """
 
 from __future__ import annotations
 
-import secrets
 from typing import ClassVar
-
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.protocol.constants import GRANT_TYPE_REFRESH_TOKEN
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest, InvalidScope
@@ -40,22 +37,18 @@ from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.refresh_tokens import (
     RefreshTokenRecord,
     RefreshTokenReused,
-    issue_refresh_token,
     rotate_refresh_token,
 )
 from token_service.context import GrantDeps
 from token_service.forms import TokenRequest
 from token_service.issuance import (
-    AccessTokenId,
-    Authorization,
     TokenResponse,
+    grant_authorization,
     new_access_token_id,
-    person_audiences,
     sign_tokens,
     track_access_token,
 )
-from token_service.queries import Person, UserClaims, person_in_session
-from token_service.storage import hot_transaction, spend_refresh_token
+from token_service.queries import PERSON, Person
 
 
 def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:
@@ -68,42 +61,24 @@ def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:
     return requested
 
 
-async def _rotate(
-    session: AsyncSession, token: str, client: ClientRecord, deps: GrantDeps
-) -> RefreshTokenRecord:
-    """Spend ``token``; on reuse also list the grant's access tokens as revoked (before
-    the family's revocation commits)."""
-
-    async def revoke_access_tokens(reused: RefreshTokenReused) -> None:
-        if reused.grant_id is not None:
-            await deps.ctx.revocations.revoke_grant(reused.grant_id, now=deps.now)
-
-    return await rotate_refresh_token(
-        session,
-        token,
-        client.pk,
-        deps.now_dt,
-        ip=deps.ip,
-        before_reuse_commit=revoke_access_tokens,
-    )
-
-
-async def _spent(
-    deps: GrantDeps,
-    old: RefreshTokenRecord,
-    found: Person | None,
-    requested: list[str],
-    ident: AccessTokenId,
+def accept_rotation(
+    old: RefreshTokenRecord, found: Person | None, requested: list[str]
 ) -> tuple[list[str], Person | None]:
-    """Inside the spend's transaction: the scope (§6), the person the token speaks for
-    (None for a client's own token), and the new access token tracked under its grant.
-    Raising here rolls the spend back."""
+    """What a rotation of ``old`` may grant: the scope (§6) and the person the token
+    speaks for (None for a client's own token). Raises ``InvalidScope`` or
+    ``InvalidGrant`` (a person deleted or disabled) to refuse it."""
     scopes = requested_scopes(requested, parse_scope(old.scope))
-    if old.user_id is not None and (found is None or found.claims.user.disabled):
+    if old.user_id is None:
+        return scopes, None
+    if found is None or found.claims.user.disabled:
         raise InvalidGrant("the person is no longer able to sign in")
-    if old.grant_id is not None:
-        await track_access_token(deps, old.grant_id, ident)
-    return scopes, found if old.user_id is not None else None
+    return scopes, found
+
+
+def issued_scopes(scopes: list[str], client: ClientRecord, person: Person | None) -> list[str]:
+    """The access token's scope: what was asked for, bounded by what the client and the
+    person hold now."""
+    return narrow_scope(scopes, client.scopes, person.scopes if person is not None else None)
 
 
 class RefreshTokenGrant:
@@ -117,97 +92,40 @@ class RefreshTokenGrant:
         if not req.refresh_token:
             raise InvalidRequest("refresh_token is required")
         requested = parse_scope(req.scope)
-        successor = secrets.token_urlsafe(32)
         ident = new_access_token_id(deps)
-        async with hot_transaction(deps.ctx.resources.hot) as conn:
-            spent = await spend_refresh_token(
-                conn,
-                token=req.refresh_token,
-                client_pk=client.pk,
-                requested=requested,
-                successor=successor,
-                now=deps.now_dt,
-            )
-            if spent is not None:
-                scopes, person = await _spent(deps, *spent, requested, ident)
-        if spent is None:
-            return await self._general(req.refresh_token, requested, client, deps, ident)
-        return await _tokens(deps, client, spent[0], scopes, person, ident, successor)
 
-    async def _general(
-        self,
-        token: str,
-        requested: list[str],
-        client: ClientRecord,
-        deps: GrantDeps,
-        ident: AccessTokenId,
-    ) -> TokenResponse:
-        """Every case the single statement leaves alone: refusals, and rotations that
-        became possible in between (a race), decided in one transaction."""
-        async with deps.ctx.resources.sessions() as session:
-            old = await _rotate(session, token, client, deps)
-            found = await person_in_session(session, old.user_id) if old.user_id else None
-            scopes, person = await _spent(deps, old, found, requested, ident)
-            new_token = await issue_refresh_token(
-                session,
-                family_id=old.family_id,
-                grant_id=old.grant_id,
-                parent_id=old.id,
-                client_pk=client.pk,
-                user_id=old.user_id,
-                scope=old.scope,
-                session_sid=old.session_sid,
-                auth_time=old.auth_time,
-                acr=old.acr,
-                amr=old.amr,
-                now=deps.now_dt,
-            )
-            await session.commit()
-        return await _tokens(deps, client, old, scopes, person, ident, new_token)
+        async def accept(
+            old: RefreshTokenRecord, found: Person | None
+        ) -> tuple[RefreshTokenRecord, list[str], Person | None]:
+            scopes, person = accept_rotation(old, found, requested)
+            if old.grant_id is not None:
+                await track_access_token(deps, old.grant_id, ident)
+            return old, scopes, person
 
+        async def on_reuse(reused: RefreshTokenReused) -> None:
+            if reused.grant_id is not None:
+                await deps.ctx.revocations.revoke_grant(reused.grant_id, now=deps.now)
 
-async def _tokens(
-    deps: GrantDeps,
-    client: ClientRecord,
-    old: RefreshTokenRecord,
-    scopes: list[str],
-    person: Person | None,
-    ident: AccessTokenId,
-    refresh_token: str,
-) -> TokenResponse:
-    """After the commit: narrow the scope to what the person holds now, and sign."""
-    claims: UserClaims | None = None
-    if person is not None and old.user_id is not None:
-        claims = person.claims
-        deps.ctx.users.put(old.user_id, claims)
-    held = person.scopes if person is not None else None
-    scopes = narrow_scope(scopes, client.scopes, held)
-    auth = await _authorization(deps, client, old, scopes, claims)
-    return sign_tokens(deps, auth, ident, refresh_token=refresh_token)
-
-
-async def _authorization(
-    deps: GrantDeps,
-    client: ClientRecord,
-    old: RefreshTokenRecord,
-    scopes: list[str],
-    person: UserClaims | None,
-) -> Authorization:
-    audiences = await deps.ctx.audiences_for(scopes)
-    if old.user_id is not None:
-        subject = str(old.user_id)
-        audiences = tuple(person_audiences(deps.ctx.settings.api_audience, audiences))
-    else:
-        subject = client.client_id
-    return Authorization(
-        subject=subject,
-        client_id=client.client_id,
-        scopes=scopes,
-        audiences=audiences,
-        auth_time=int(old.auth_time.timestamp()) if old.auth_time else None,
-        acr=old.acr,
-        amr=old.amr,
-        sid=old.session_sid,
-        grant_id=old.grant_id,
-        user=person,
-    )
+        (old, scopes, person), successor = await rotate_refresh_token(
+            deps.ctx.resources,
+            req.refresh_token,
+            client_pk=client.pk,
+            requested=requested,
+            now=deps.now_dt,
+            person=PERSON,
+            accept=accept,
+            on_reuse=on_reuse,
+            ip=deps.ip,
+        )
+        claims = None if person is None or old.user_id is None else person.claims
+        if claims is not None and old.user_id is not None:
+            deps.ctx.users.put(old.user_id, claims)
+        auth = await grant_authorization(
+            deps,
+            client.client_id,
+            issued_scopes(scopes, client, person),
+            old,
+            user_id=old.user_id,
+            person=claims,
+        )
+        return sign_tokens(deps, auth, ident, refresh_token=successor)

@@ -1,4 +1,6 @@
-"""The asyncpg engine and the session factory every repository call runs in."""
+"""The asyncpg engine, the session factory, and the one way a repository's SQL runs on
+either of Postgres's two paths: a hot-pool connection or an ORM session's transaction
+(:func:`statements`)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,40 @@ class DriverConnection(Protocol):
 
     async def fetchrow(self, query: str, *args: Any) -> Any: ...
 
+    async def fetch(self, query: str, *args: Any) -> Any: ...
+
     async def execute(self, query: str, *args: Any) -> str: ...
+
+
+class _InSession:
+    """A :class:`DriverConnection` whose statements run in an ORM session's transaction.
+
+    The asyncpg dialect's parameter style is asyncpg's own (``$1``), so a repository's
+    SQL text passes through unchanged, and SQLAlchemy begins the session's transaction
+    before the first statement as it does for its own."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self._session = session
+
+    async def _run(self, query: str, args: tuple[Any, ...]) -> Any:
+        connection = await self._session.connection()
+        return await connection.exec_driver_sql(query, args)
+
+    async def fetchrow(self, query: str, *args: Any) -> Any:
+        return (await self._run(query, args)).first()
+
+    async def fetch(self, query: str, *args: Any) -> Any:
+        return (await self._run(query, args)).all()
+
+    async def execute(self, query: str, *args: Any) -> str:
+        result = await self._run(query, args)
+        return f"{query.split(None, 1)[0].upper()} {getattr(result, 'rowcount', 0)}"
+
+
+def statements(db: AsyncSession | DriverConnection) -> DriverConnection:
+    """Where a repository's SQL runs: the hot connection itself, or the session's
+    transaction."""
+    return _InSession(db) if isinstance(db, AsyncSession) else db
 
 
 def database_url(url: str) -> URL:

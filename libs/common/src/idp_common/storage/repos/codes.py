@@ -1,24 +1,44 @@
-"""Authorization codes (RFC 6749 §4.1.2): 60 s, single use, stored as a digest.
+"""Authorization codes (``authorization_codes``), their one owner (RFC 6749 §4.1.2): 60 s,
+single use, stored as a SHA-256 digest.
 
-``consume_authorization_code`` is atomic: ``UPDATE … SET consumed_at WHERE consumed_at IS
-NULL RETURNING``; of two concurrent exchanges exactly one gets the row. A code found
-already consumed is a replay: the caller revokes everything under its ``grant_id``.
+Contract:
+
+- :func:`create_authorization_code`: one ``INSERT`` that commits by itself (the
+  authorization endpoint pays one round trip); a new ``grant_id`` per code.
+- **Used at most once.** :func:`exchange_authorization_code` burns the code with one
+  atomic ``UPDATE … SET consumed_at WHERE consumed_at IS NULL RETURNING`` that also reads
+  the caller's joined row (the person); of concurrent exchanges of one code exactly one
+  gets it. The burn commits whatever the caller decides (``decide``: a refused code cannot
+  be tried again), with the grant's first refresh token when ``decide`` asks for one, and
+  only after ``before_commit`` ran for an accepted code (the token service tracks the new
+  access token in Redis there: a Redis failure rolls the burn back, issue #19 attack 5).
+  Expiry is the caller's check, so an expired code is burnt too.
+- **A replay revokes the grant.** A code found already used revokes every refresh token of
+  its grant, writes the caller's audit row and runs ``on_replay`` (Redis) in one
+  transaction, committed before :class:`CodeReplayed` is raised. Unknown → ``InvalidGrant``.
 """
 
 from __future__ import annotations
 
 import secrets
 import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 import msgspec
-from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.protocol.constants import AUTHORIZATION_CODE_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
-from idp_common.storage.db.hot_pool import HotPool
-from idp_common.storage.db.models import AuthorizationCode
+from idp_common.protocol.rfc6749_errors import InvalidGrant
+from idp_common.storage.db.engine import statements
+from idp_common.storage.db.hot_pool import Database, HotPool, JoinedRead
+from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.refresh_tokens import issue_refresh_token, revoke_by_grant_id
+
+P = TypeVar("P")
+D = TypeVar("D", bound="CodeDecision")
 
 
 class CodeGrant(msgspec.Struct, frozen=True, kw_only=True):
@@ -37,12 +57,49 @@ class CodeGrant(msgspec.Struct, frozen=True, kw_only=True):
     expires_at: datetime
 
 
-_INSERT_CODE = """
-INSERT INTO authorization_codes (code_digest, grant_id, client_pk, user_id, redirect_uri,
-    scope, nonce, code_challenge, code_challenge_method, session_sid, auth_time, acr, amr,
-    expires_at)
+class CodeDecision(Protocol):
+    """What the caller decided about a burnt code."""
+
+    @property
+    def refused(self) -> bool: ...
+
+    @property
+    def refresh_scope(self) -> str | None:
+        """The scope of the grant's first refresh token; None: no refresh token."""
+
+
+@dataclass(frozen=True)
+class Exchanged(Generic[P, D]):
+    """A burnt code, its person, the caller's decision and the refresh token issued."""
+
+    code: CodeGrant
+    person: P | None
+    decision: D
+    refresh_token: str | None
+
+
+class CodeReplayed(InvalidGrant):
+    """The code was used before; its grant's refresh tokens are revoked (committed)."""
+
+    def __init__(self, grant_id: uuid.UUID) -> None:
+        super().__init__("the authorization code was already used")
+        self.grant_id = grant_id
+
+
+_FIELDS: Final = CodeGrant.__struct_fields__
+_WIDTH: Final = len(_FIELDS)
+_INSERT: Final = f"""
+INSERT INTO authorization_codes (code_digest, {", ".join(_FIELDS)})
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-"""
+"""  # noqa: S608 - fixed text, values are parameters
+_CONSUME: Final = f"""
+WITH used AS (
+    UPDATE authorization_codes AS c SET consumed_at = $2
+    WHERE c.code_digest = $1 AND c.consumed_at IS NULL
+    RETURNING {", ".join(f"c.{name}" for name in _FIELDS)}
+)
+SELECT used.*, {{0}} FROM used LEFT JOIN users AS u ON u.id = used.user_id
+"""  # noqa: S608 - fixed text, values are parameters
 
 
 async def create_authorization_code(
@@ -62,64 +119,68 @@ async def create_authorization_code(
     amr: list[str],
 ) -> str:
     """Store a new code's digest with a new grant id; return the code (shown once, to the
-    client). One statement on a pooled driver connection: it commits by itself, so the
-    authorization endpoint pays one round trip (``idp_common.storage.db.hot_pool``)."""
+    client)."""
     code = secrets.token_urlsafe(32)
+    expires = now + timedelta(seconds=AUTHORIZATION_CODE_TTL_SECONDS)
     async with pool.connection() as conn:
         await conn.execute(
-            _INSERT_CODE,
-            digest(code),
-            uuid.uuid4(),
-            client_pk,
-            user_id,
-            redirect_uri,
-            scope,
-            nonce,
-            code_challenge,
-            code_challenge_method,
-            session_sid,
-            auth_time,
-            acr,
-            amr,
-            now + timedelta(seconds=AUTHORIZATION_CODE_TTL_SECONDS),
+            _INSERT,
+            *(digest(code), uuid.uuid4(), client_pk, user_id, redirect_uri, scope, nonce),
+            *(code_challenge, code_challenge_method, session_sid, auth_time, acr, amr, expires),
         )
     return code
 
 
-async def consume_authorization_code(
-    session: AsyncSession, code: str
-) -> tuple[CodeGrant | None, uuid.UUID | None]:
-    """(grant, None) on first use; (None, grant_id) on replay; (None, None) if unknown.
+def code_of(row: Any) -> CodeGrant:
+    values = dict(zip(_FIELDS, row[:_WIDTH], strict=True))
+    values["amr"] = list(values["amr"] or ())
+    return CodeGrant(**values)
 
-    Expiry is the caller's check (``grant.expires_at``), so an expired code is still
-    consumed and cannot be tried again.
-    """
-    key = digest(code)
-    row = (
-        await session.execute(
-            update(AuthorizationCode)
-            .where(AuthorizationCode.code_digest == key, AuthorizationCode.consumed_at.is_(None))
-            .values(consumed_at=datetime.now().astimezone())
-            .returning(AuthorizationCode)
+
+async def exchange_authorization_code(
+    db: Database,
+    code: str,
+    *,
+    now: datetime,
+    person: JoinedRead[P],
+    decide: Callable[[CodeGrant, P | None], D],
+    before_commit: Callable[[Exchanged[P, D]], Awaitable[None]],
+    on_replay: Callable[[uuid.UUID, int], Awaitable[AuditEntry]],
+) -> Exchanged[P, D]:
+    """Burn ``code``; see the module. ``on_replay`` gets the grant id and the number of
+    refresh tokens revoked, and returns the audit row to write."""
+    async with db.hot.transaction() as conn:
+        row = await conn.fetchrow(_CONSUME.format(person.columns), digest(code), now)
+        if row is not None:
+            grant, holder = code_of(row), person.parse(row, _WIDTH)
+            decision = decide(grant, holder)
+            refresh = None
+            if decision.refresh_scope is not None:
+                refresh = await issue_refresh_token(
+                    conn,
+                    family_id=uuid.uuid4(),
+                    grant_id=grant.grant_id,
+                    parent_id=None,
+                    client_pk=grant.client_pk,
+                    user_id=grant.user_id,
+                    scope=decision.refresh_scope,
+                    session_sid=grant.session_sid,
+                    auth_time=grant.auth_time,
+                    acr=grant.acr,
+                    amr=grant.amr,
+                    now=now,
+                )
+            done = Exchanged(grant, holder, decision, refresh)
+            if not decision.refused:
+                await before_commit(done)
+            return done
+    async with db.sessions() as session:
+        found = await statements(session).fetchrow(
+            "SELECT grant_id FROM authorization_codes WHERE code_digest = $1", digest(code)
         )
-    ).scalar_one_or_none()
-    if row is not None:
-        return CodeGrant(
-            grant_id=row.grant_id,
-            client_pk=row.client_pk,
-            user_id=row.user_id,
-            redirect_uri=row.redirect_uri,
-            scope=row.scope,
-            nonce=row.nonce,
-            code_challenge=row.code_challenge,
-            code_challenge_method=row.code_challenge_method,
-            session_sid=row.session_sid,
-            auth_time=row.auth_time,
-            acr=row.acr,
-            amr=list(row.amr),
-            expires_at=row.expires_at,
-        ), None
-    replayed = await session.scalar(
-        select(AuthorizationCode.grant_id).where(AuthorizationCode.code_digest == key)
-    )
-    return None, replayed
+        if found is None:
+            raise InvalidGrant("the authorization code is invalid")
+        revoked = await revoke_by_grant_id(session, found[0], now)
+        write_audit(session, await on_replay(found[0], revoked))
+        await session.commit()
+    raise CodeReplayed(found[0])

@@ -1,69 +1,60 @@
-"""Refresh tokens: opaque, stored as a digest, rotated on every use (DESIGN.md §2).
+"""Refresh tokens (``refresh_tokens``), their one owner: opaque, stored as a SHA-256 digest,
+rotated on every use (DESIGN.md §2; docs/decisions.md "Token endpoint performance").
 
-Contract:
+- **Active** = not spent, not revoked, not expired: :func:`active_sql`, the one definition.
+- **Spent at most once.** :func:`rotate_refresh_token` spends with one atomic ``UPDATE …
+  WHERE <active> … RETURNING`` that also inserts the successor (same family, parent the
+  spent row). Of concurrent spends of one token exactly one wins; the others wait for the
+  row lock, then find it spent (a reuse). The transaction commits only after the caller's
+  ``accept`` ran (the token service lists the new access token in Redis there); when
+  ``accept`` raises, nothing changes.
+- **Reuse revokes the family**, audits ``token.refresh_reused`` and runs ``on_reuse`` (the
+  grant's access tokens go on the Redis revocation list) in one transaction, committed
+  before :class:`RefreshTokenReused` is raised; if ``on_reuse`` fails nothing commits and
+  the next presentation is a reuse again (issue #19, attack 5).
+- Unknown, another client's, revoked or expired → ``InvalidGrant``; nothing changes.
 
-- ``issue_refresh_token`` inserts a row and returns the token (``token_urlsafe(32)``,
-  shown once); only its SHA-256 digest is stored. Lifetime 30 days.
-- ``rotate_refresh_token`` spends the presented token atomically: ``UPDATE … SET
-  spent_at = now WHERE token_digest = … AND spent_at IS NULL AND revoked_at IS NULL AND
-  expires_at > now AND client_pk = … RETURNING``. Of two concurrent rotations of one
-  token exactly one gets the row (the other waits for the row lock, then finds it spent).
-  When no row comes back the row is looked up: found spent → reuse (spec part 3): the
-  whole family is revoked and audited, the caller's ``before_reuse_commit`` runs (the
-  token service lists the grant's access tokens as revoked in Redis there), then all of
-  it is **committed** and ``RefreshTokenReused`` (an ``InvalidGrant``) is raised (so the
-  caller's rollback cannot undo the revocation). If ``before_reuse_commit`` fails nothing
-  is committed, and the next presentation of the token is a reuse again (issue #19,
-  attack 5: the family and its access tokens are revoked together or not at all).
-  Unknown, revoked, expired or another client's token → ``InvalidGrant``, nothing changes.
-- ``revoke_*`` set ``revoked_at`` on rows not yet revoked and return how many; a revoked
-  row is kept until the cleanup job removes it after expiry (spec part 3).
-
-Token values are never logged or audited; audit records name the family and a digest
-prefix.
+``revoke_*`` set ``revoked_at`` on rows not yet revoked, in the caller's transaction. All
+SQL is asyncpg text, run on a hot-pool connection or in an ORM session's transaction
+(``storage.db.engine.statements``). Token values are never logged or audited.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from typing import Any, Final, TypeVar
 
 import msgspec
-from sqlalchemy import ColumnElement, insert, select, update
+from sqlalchemy import ColumnElement, exists, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.protocol.constants import REFRESH_TOKEN_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant
-from idp_common.storage.db.models import RefreshToken
+from idp_common.storage.db.engine import DriverConnection, statements
+from idp_common.storage.db.hot_pool import Database, JoinedRead
+from idp_common.storage.db.models import Client, RefreshToken
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 
-__all__ = [
-    "AUDIT_REFRESH_REUSED",
-    "RefreshTokenRecord",
-    "RefreshTokenReused",
-    "digest_prefix",
-    "get_refresh_token",
-    "issue_refresh_token",
-    "revoke_by_grant_id",
-    "revoke_by_session_sid",
-    "revoke_family",
-    "revoke_token",
-    "rotate_refresh_token",
-]
-
 log = logging.getLogger("idp.refresh_tokens")
-AUDIT_REFRESH_REUSED = "token.refresh_reused"
+AUDIT_REFRESH_REUSED: Final = "token.refresh_reused"
+P = TypeVar("P")
+T = TypeVar("T")
+Db = AsyncSession | DriverConnection
+
+
+def active_sql(table: str, now: str) -> str:
+    """What "active" means: ``table``'s row not spent, revoked or expired at ``now``."""
+    return f"{table}.spent_at IS NULL AND {table}.revoked_at IS NULL AND {table}.expires_at > {now}"
 
 
 class RefreshTokenReused(InvalidGrant):
-    """A spent token was presented again; its family is revoked (already committed).
-
-    Carries ``grant_id`` so that the caller can also revoke the grant's access tokens.
-    """
+    """A spent token was presented again; its family is revoked (already committed)."""
 
     def __init__(self, family_id: uuid.UUID, grant_id: uuid.UUID | None) -> None:
         super().__init__("refresh token was already used; its family is revoked")
@@ -88,37 +79,123 @@ class RefreshTokenRecord(msgspec.Struct, frozen=True, kw_only=True):
     spent_at: datetime | None
     revoked_at: datetime | None
 
-    def is_active(self, now: datetime) -> bool:
-        return self.spent_at is None and self.revoked_at is None and self.expires_at > now
+
+_FIELDS: Final = RefreshTokenRecord.__struct_fields__
+_COLUMNS: Final = ", ".join(_FIELDS)
+_WIDTH: Final = len(_FIELDS)
+
+#: Spend when nothing can refuse the rotation: this client's active token, requested
+#: scope ($4) within the original, person able to sign in.
+_SPEND: Final = f"""
+WITH spent AS (
+    UPDATE refresh_tokens AS t SET spent_at = $3
+    WHERE t.token_digest = $1 AND t.client_pk = $2 AND {active_sql("t", "$3")}
+      AND string_to_array(t.scope, ' ') @> $4::text[]
+      AND (t.user_id IS NULL OR EXISTS (
+          SELECT 1 FROM users AS p WHERE p.id = t.user_id AND NOT p.disabled))
+    RETURNING t.*
+), child AS (
+    INSERT INTO refresh_tokens (token_digest, family_id, grant_id, parent_id, client_pk,
+        user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at)
+    SELECT $5, s.family_id, s.grant_id, s.id, s.client_pk, s.user_id, s.scope,
+        s.session_sid, s.auth_time, s.acr, s.amr, $3, $6
+    FROM spent AS s
+)
+SELECT {{0}}, {{1}} FROM spent AS s LEFT JOIN users AS u ON u.id = s.user_id
+"""  # noqa: S608 - fixed text, values are parameters
+_FIND: Final = f"""
+SELECT {{0}}, {active_sql("s", "$2")}, {{1}}
+FROM refresh_tokens AS s LEFT JOIN users AS u ON u.id = s.user_id
+WHERE s.token_digest = $1 FOR UPDATE OF s
+"""  # noqa: S608 - fixed text, values are parameters
 
 
-def _record(row: RefreshToken) -> RefreshTokenRecord:
-    return RefreshTokenRecord(
-        id=row.id,
-        family_id=row.family_id,
-        grant_id=row.grant_id,
-        parent_id=row.parent_id,
-        client_pk=row.client_pk,
-        user_id=row.user_id,
-        scope=row.scope,
-        session_sid=row.session_sid,
-        auth_time=row.auth_time,
-        acr=row.acr,
-        amr=list(row.amr),
-        issued_at=row.issued_at,
-        expires_at=row.expires_at,
-        spent_at=row.spent_at,
-        revoked_at=row.revoked_at,
-    )
+def _statement(template: str, person: JoinedRead[Any]) -> str:
+    return template.format(", ".join(f"s.{name}" for name in _FIELDS), person.columns)
 
 
-def digest_prefix(token: str) -> str:
-    """First 12 hex digits of the token's digest: safe to log, enough to correlate."""
-    return digest(token).hex()[:12]
+def record_of(row: Any) -> RefreshTokenRecord:
+    values = dict(zip(_FIELDS, row[:_WIDTH], strict=True))
+    values["amr"] = list(values["amr"] or ())
+    return RefreshTokenRecord(**values)
+
+
+class Standing(enum.Enum):  # where a presented token stands, for the client presenting it
+    UNKNOWN = "unknown"  # no such token, or another client's
+    ACTIVE = "active"
+    SPENT = "spent"  # presented again: a reuse
+    ENDED = "ended"  # revoked or expired
+
+
+def standing(found: RefreshTokenRecord | None, active: bool, client_pk: uuid.UUID) -> Standing:
+    """Pure: the standing of ``found`` (its row; ``active`` as :func:`active_sql` said)."""
+    if found is None or found.client_pk != client_pk:
+        return Standing.UNKNOWN
+    if active:
+        return Standing.ACTIVE
+    if found.spent_at is not None and found.revoked_at is None:
+        return Standing.SPENT
+    return Standing.ENDED
+
+
+async def rotate_refresh_token(
+    db: Database,
+    token: str,
+    *,
+    client_pk: uuid.UUID,
+    requested: list[str],
+    now: datetime,
+    person: JoinedRead[P],
+    accept: Callable[[RefreshTokenRecord, P | None], Awaitable[T]],
+    on_reuse: Callable[[RefreshTokenReused], Awaitable[None]],
+    ip: str | None = None,
+) -> tuple[T, str]:
+    """Spend ``token``, issue its successor; return ``accept``'s answer (run before the
+    commit; it refuses by raising) and the successor (shown once). One round trip when
+    nothing refuses; else the row is locked and read to find out why."""
+    successor = secrets.token_urlsafe(32)
+    args = (digest(token), client_pk, now, requested, digest(successor))
+    expires = now + timedelta(seconds=REFRESH_TOKEN_TTL_SECONDS)
+    async with db.hot.transaction() as conn:
+        row = await conn.fetchrow(_statement(_SPEND, person), *args, expires)
+        if row is not None:
+            return await accept(record_of(row), person.parse(row, _WIDTH)), successor
+        row = await conn.fetchrow(_statement(_FIND, person), args[0], now)
+        found = None if row is None else record_of(row)
+        where = standing(found, row is not None and row[_WIDTH], client_pk)
+        if found is not None and where is Standing.ACTIVE:
+            # a refusal raises here; else the state changed in between: spend it now
+            answer = await accept(found, person.parse(row, _WIDTH + 1))
+            if await conn.fetchrow(_statement(_SPEND, person), *args, expires) is not None:
+                return answer, successor
+    if found is None or where is Standing.UNKNOWN:
+        raise InvalidGrant("refresh token is invalid")
+    if where is not Standing.SPENT:
+        raise InvalidGrant("refresh token is expired or revoked")
+    # spec part 3: a reuse revokes the family, audits, runs on_reuse, commits, then raises
+    reused = RefreshTokenReused(found.family_id, found.grant_id)
+    async with db.sessions() as session:
+        revoked = await revoke_family(session, found.family_id, now)
+        grant = str(found.grant_id) if found.grant_id else None
+        detail = {"digest_prefix": args[0].hex()[:12], "grant_id": grant, "revoked": revoked}
+        entry = AuditEntry(
+            action=AUDIT_REFRESH_REUSED,
+            status_code=400,
+            ip=ip,
+            actor=str(found.user_id) if found.user_id else None,
+            target_type="refresh_token_family",
+            target=str(found.family_id),
+            detail=detail,
+        )
+        write_audit(session, entry)
+        await on_reuse(reused)
+        await session.commit()
+    log.warning("refresh token reuse: family %s revoked (%d rows)", found.family_id, revoked)
+    raise reused
 
 
 async def issue_refresh_token(
-    session: AsyncSession,
+    db: Db,
     *,
     family_id: uuid.UUID,
     grant_id: uuid.UUID | None,
@@ -132,130 +209,91 @@ async def issue_refresh_token(
     amr: list[str],
     now: datetime,
 ) -> str:
-    """Insert a new refresh token of ``family_id``; return its value (shown once)."""
+    """Insert a new refresh token of ``family_id`` in the caller's transaction; return its
+    value (shown once: only its digest is stored). Lifetime 30 days."""
     token = secrets.token_urlsafe(32)
-    await session.execute(
-        insert(RefreshToken).values(
-            token_digest=digest(token),
-            family_id=family_id,
-            grant_id=grant_id,
-            parent_id=parent_id,
-            client_pk=client_pk,
-            user_id=user_id,
-            scope=scope,
-            session_sid=session_sid,
-            auth_time=auth_time,
-            acr=acr,
-            amr=amr,
-            issued_at=now,
-            expires_at=now + timedelta(seconds=REFRESH_TOKEN_TTL_SECONDS),
-        )
+    expires = now + timedelta(seconds=REFRESH_TOKEN_TTL_SECONDS)
+    await statements(db).execute(
+        "INSERT INTO refresh_tokens (token_digest, family_id, grant_id, parent_id, client_pk,"
+        " user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        *(digest(token), family_id, grant_id, parent_id, client_pk, user_id, scope),
+        *(session_sid, auth_time, acr, list(amr), now, expires),
     )
     return token
 
 
-async def get_refresh_token(session: AsyncSession, token: str) -> RefreshTokenRecord | None:
-    """The row of ``token`` whatever its state, or None."""
-    row = await session.scalar(
-        select(RefreshToken).where(RefreshToken.token_digest == digest(token))
+async def find_refresh_token(
+    db: Db, token: str, client_pk: uuid.UUID, now: datetime
+) -> tuple[RefreshTokenRecord, bool] | None:
+    """(the row of ``token``, whether it is active) when it is ``client_pk``'s, else None."""
+    row = await statements(db).fetchrow(
+        f"SELECT {_COLUMNS}, {active_sql('t', '$3')} FROM refresh_tokens AS t"  # noqa: S608
+        " WHERE t.token_digest = $1 AND t.client_pk = $2",
+        *(digest(token), client_pk, now),
     )
-    return None if row is None else _record(row)
+    return None if row is None else (record_of(row), bool(row[_WIDTH]))
 
 
-async def rotate_refresh_token(
-    session: AsyncSession,
-    token: str,
-    client_pk: uuid.UUID,
-    now: datetime,
-    *,
-    ip: str | None = None,
-    before_reuse_commit: Callable[[RefreshTokenReused], Awaitable[None]] | None = None,
-) -> RefreshTokenRecord:
-    """Spend ``token`` and return its row (now spent); see the module contract."""
-    key = digest(token)
-    row = (
-        await session.execute(
-            update(RefreshToken)
-            .where(
-                RefreshToken.token_digest == key,
-                RefreshToken.spent_at.is_(None),
-                RefreshToken.revoked_at.is_(None),
-                RefreshToken.expires_at > now,
-                RefreshToken.client_pk == client_pk,
-            )
-            .values(spent_at=now)
-            .returning(RefreshToken)
-        )
-    ).scalar_one_or_none()
-    if row is not None:
-        return _record(row)
-    found = await get_refresh_token(session, token)
-    if found is None or found.client_pk != client_pk:
-        raise InvalidGrant("refresh token is invalid")
-    if found.spent_at is not None and found.revoked_at is None:
-        revoked = await revoke_family(session, found.family_id, now)
-        write_audit(
-            session,
-            AuditEntry(
-                action=AUDIT_REFRESH_REUSED,
-                status_code=400,
-                ip=ip,
-                actor=str(found.user_id) if found.user_id else None,
-                target_type="refresh_token_family",
-                target=str(found.family_id),
-                detail={
-                    "digest_prefix": key.hex()[:12],
-                    "grant_id": str(found.grant_id) if found.grant_id else None,
-                    "revoked": revoked,
-                },
-            ),
-        )
-        reused = RefreshTokenReused(found.family_id, found.grant_id)
-        if before_reuse_commit is not None:
-            await before_reuse_commit(reused)
-        await session.commit()
-        log.warning("refresh token reuse: family %s revoked (%d rows)", found.family_id, revoked)
-        raise reused
-    raise InvalidGrant("refresh token is expired or revoked")
+async def _revoke(db: Db, where: str, *args: Any) -> int:
+    """Revoke the rows matching ``where`` (``$1`` is the moment) not revoked yet; count them."""
+    sql = f"UPDATE refresh_tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND {where}"  # noqa: S608
+    return len(await statements(db).fetch(sql + " RETURNING id", *args))
 
 
-async def _revoke_where(
-    session: AsyncSession, now: datetime, *conditions: ColumnElement[bool]
-) -> int:
-    result = await session.execute(
-        update(RefreshToken)
-        .where(RefreshToken.revoked_at.is_(None), *conditions)
-        .values(revoked_at=now)
-        .returning(RefreshToken.id)
-    )
-    return len(result.all())
-
-
-async def revoke_family(session: AsyncSession, family_id: uuid.UUID, now: datetime) -> int:
+async def revoke_family(db: Db, family_id: uuid.UUID, now: datetime) -> int:
     """Revoke every token of one rotation family."""
-    return await _revoke_where(session, now, RefreshToken.family_id == family_id)
+    return await _revoke(db, "family_id = $2", now, family_id)
 
 
-async def revoke_by_grant_id(session: AsyncSession, grant_id: uuid.UUID, now: datetime) -> int:
+async def revoke_by_grant_id(db: Db, grant_id: uuid.UUID, now: datetime) -> int:
     """Revoke every refresh token issued under one authorization grant (code replay)."""
-    return await _revoke_where(session, now, RefreshToken.grant_id == grant_id)
+    return await _revoke(db, "grant_id = $2", now, grant_id)
 
 
-async def revoke_by_session_sid(session: AsyncSession, sid: str, now: datetime) -> int:
-    """Revoke every refresh token tied to a browser session (logout, spec part 3)."""
-    return await _revoke_where(session, now, RefreshToken.session_sid == sid)
+async def revoke_by_sessions(db: Db, sids: list[str], now: datetime) -> int:
+    """Revoke every refresh token issued in these browser sessions (spec part 3)."""
+    return await _revoke(db, "session_sid = ANY($2::text[])", now, sids)
+
+
+async def revoke_person_tokens(
+    db: Db, user_id: uuid.UUID, now: datetime, *, client_pk: uuid.UUID | None = None
+) -> int:
+    """Revoke every refresh token of a person, whatever session issued it (also
+    ``offline_access`` ones); only ``client_pk``'s when given."""
+    if client_pk is None:
+        return await _revoke(db, "user_id = $2", now, user_id)
+    return await _revoke(db, "user_id = $2 AND client_pk = $3", now, user_id, client_pk)
 
 
 async def revoke_token(
-    session: AsyncSession, token: str, client_pk: uuid.UUID, now: datetime
+    db: Db, token: str, client_pk: uuid.UUID, now: datetime
 ) -> RefreshTokenRecord | None:
-    """RFC 7009: revoke the family of ``token`` when it belongs to ``client_pk``.
+    """RFC 7009: revoke the family of ``token`` when it is ``client_pk``'s; return its row
+    (before revocation), or None when unknown or another client's (nothing changes)."""
+    row, _ = await find_refresh_token(db, token, client_pk, now) or (None, False)
+    if row is not None:
+        await revoke_family(db, row.family_id, now)
+    return row
 
-    Returns the token's row (before revocation) or None when unknown or another
-    client's; nothing changes then.
-    """
-    found = await get_refresh_token(session, token)
-    if found is None or found.client_pk != client_pk:
-        return None
-    await revoke_family(session, found.family_id, now)
-    return found
+
+def held_by(user_id: uuid.UUID) -> ColumnElement[bool]:
+    """The client (``Client``) holds an active refresh token of the person."""
+    return exists().where(
+        text(active_sql("refresh_tokens", "now()")),
+        RefreshToken.user_id == user_id,
+        RefreshToken.client_pk == Client.id,
+    )
+
+
+async def holdings(
+    db: Db, user_id: uuid.UUID, client_pks: list[uuid.UUID]
+) -> dict[uuid.UUID, tuple[datetime, set[str]]]:
+    """Per client: the oldest active refresh token's issue and the scopes they carry."""
+    rows = await statements(db).fetch(
+        "SELECT t.client_pk, min(t.issued_at), array_agg(t.scope) FROM refresh_tokens AS t"  # noqa: S608
+        f" WHERE t.user_id = $1 AND t.client_pk = ANY($2::uuid[]) AND {active_sql('t', 'now()')}"
+        " GROUP BY t.client_pk",
+        *(user_id, client_pks),
+    )
+    return {pk: (first, {v for s in scopes for v in s.split()}) for pk, first, scopes in rows}

@@ -1,0 +1,79 @@
+"""The transactional outbox (``event_outbox``), its one owner (DESIGN.md "Events").
+
+Contract:
+
+- :func:`add_event` inserts an event in the caller's transaction, so it commits (or rolls
+  back) with the change it announces. With a ``dedupe_key`` the insert is ``ON CONFLICT DO
+  NOTHING`` on that unique key: of any number of writers (concurrent ones included) one
+  writes the event; the others wait for its transaction and then write nothing.
+- :func:`announce` is ``pg_notify`` in the caller's transaction: PostgreSQL delivers it on
+  commit only, so a listening relay hears of the rows exactly when they become visible.
+- :func:`claim_pending` locks up to ``limit`` unpublished rows, oldest first, ``FOR UPDATE
+  SKIP LOCKED``: concurrent relays never claim the same row, and a claimed row stays
+  claimed until its claimer's transaction ends. :func:`mark_published` marks what was
+  published in that transaction; a row is marked once, never deleted here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Final
+
+import msgspec
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from idp_common.storage.db.engine import DriverConnection, statements
+
+Db = AsyncSession | DriverConnection
+
+#: Notification channels are per database and every deployment (and test run) has its
+#: own database, so one channel name serves them all.
+OUTBOX_CHANNEL: Final = "idp_event_outbox"
+
+
+class PendingEvent(msgspec.Struct, frozen=True):
+    id: int
+    subject: str
+    payload: bytes  # the JSON document
+    created_at: datetime
+
+
+async def add_event(
+    db: Db, subject: str, payload: dict[str, Any], *, dedupe_key: str | None = None
+) -> bool:
+    """Write an event to publish on ``subject``; False when ``dedupe_key`` was taken."""
+    row = await statements(db).fetchrow(
+        "INSERT INTO event_outbox (subject, payload, dedupe_key)"
+        " VALUES ($1, CAST($2::text AS jsonb), $3)"
+        " ON CONFLICT (dedupe_key) DO NOTHING RETURNING id",
+        subject,
+        msgspec.json.encode(payload).decode(),
+        dedupe_key,
+    )
+    return row is not None
+
+
+async def announce(db: Db) -> None:
+    """Tell a listening relay, at commit, that new outbox rows are waiting."""
+    await statements(db).fetchrow("SELECT pg_notify($1, '')", OUTBOX_CHANNEL)
+
+
+async def claim_pending(db: Db, limit: int) -> list[PendingEvent]:
+    """Lock and return up to ``limit`` unpublished events, oldest first (see the module)."""
+    rows = await statements(db).fetch(
+        "SELECT id, subject, payload::text, created_at FROM event_outbox"
+        " WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
+        limit,
+    )
+    return [
+        PendingEvent(ident, subject, msgspec.json.encode(msgspec.json.decode(doc)), created)
+        for ident, subject, doc, created in rows
+    ]
+
+
+async def mark_published(db: Db, ids: Sequence[int]) -> None:
+    """Mark these claimed events published (now)."""
+    await statements(db).execute(
+        "UPDATE event_outbox SET published_at = now() WHERE id = ANY($1::bigint[])", list(ids)
+    )
