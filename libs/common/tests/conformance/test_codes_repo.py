@@ -1,0 +1,120 @@
+"""Contract of :mod:`idp_common.storage.repos.codes` against Postgres: a code is used at most
+once (concurrent exchanges: exactly one gets it), a refused code stays burnt, a failure
+before the commit leaves it usable, and a replay revokes its grant's refresh tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from idp_common.protocol.rfc6749_errors import InvalidGrant
+from idp_common.storage.repos import codes as repo
+from idp_common.storage.repos.audit import AuditEntry
+from idp_common.storage.repos.codes import CodeReplayed
+from libs.common.tests.conformance import tokens_fixtures
+from libs.common.tests.conformance.tokens_fixtures import PERSON, RACERS, Db, Holder
+
+pytestmark = pytest.mark.integration
+make_database = tokens_fixtures.make_database
+fresh_database_url = tokens_fixtures.fresh_database_url
+sessions = tokens_fixtures.sessions
+db = tokens_fixtures.db
+holder = tokens_fixtures.holder
+
+
+@dataclass(frozen=True)
+class Verdict:
+    refused: bool = False
+    refresh_scope: str | None = "openid offline_access"
+
+
+async def new_code(db: Db, holder: Holder) -> str:
+    return await repo.create_authorization_code(
+        db.hot,
+        now=datetime.now(UTC),
+        client_pk=holder.client_pk,
+        user_id=holder.user_id,
+        redirect_uri="https://app.example/cb",
+        scope="openid offline_access",
+        nonce=None,
+        code_challenge=None,
+        code_challenge_method=None,
+        session_sid="sid-1",
+        auth_time=datetime.now(UTC),
+        acr=None,
+        amr=["pwd"],
+    )
+
+
+async def nothing(_: Any) -> None:
+    return None
+
+
+async def replayed(grant_id: uuid.UUID, revoked: int) -> AuditEntry:
+    return AuditEntry(action="test.replay", status_code=400, detail={"revoked": revoked})
+
+
+async def exchange(db: Db, code: str, verdict: Verdict = Verdict(), **changes: Any) -> Any:
+    values: dict[str, Any] = {
+        "now": datetime.now(UTC),
+        "person": PERSON,
+        "decide": lambda code, person: verdict,
+        "before_commit": nothing,
+        "on_replay": replayed,
+    }
+    return await repo.exchange_authorization_code(db, code, **{**values, **changes})
+
+
+async def test_concurrent_exchanges_exactly_one_gets_the_code(db: Db, holder: Holder) -> None:
+    code = await new_code(db, holder)
+    outcomes = await asyncio.gather(
+        *(exchange(db, code) for _ in range(RACERS)), return_exceptions=True
+    )
+    won = [o for o in outcomes if isinstance(o, repo.Exchanged)]
+    assert len(won) == 1 and won[0].refresh_token is not None
+    assert won[0].person == (holder.user_id, False)
+    assert all(isinstance(o, CodeReplayed) for o in outcomes if o not in won)
+
+
+async def test_a_refused_code_stays_burnt_and_issues_nothing(db: Db, holder: Holder) -> None:
+    code = await new_code(db, holder)
+    done = await exchange(db, code, Verdict(refused=True, refresh_scope=None))
+    assert done.refresh_token is None
+    with pytest.raises(CodeReplayed):
+        await exchange(db, code)
+
+
+async def test_a_failure_before_the_commit_leaves_the_code_usable(db: Db, holder: Holder) -> None:
+    code = await new_code(db, holder)
+
+    async def redis_down(_: Any) -> None:
+        raise ConnectionError("redis")
+
+    with pytest.raises(ConnectionError):
+        await exchange(db, code, before_commit=redis_down)
+    assert (await exchange(db, code)).refresh_token is not None
+
+
+async def test_a_replay_revokes_the_grants_refresh_tokens(db: Db, holder: Holder) -> None:
+    code = await new_code(db, holder)
+    await exchange(db, code)
+    counts: list[int] = []
+
+    async def count(grant_id: uuid.UUID, revoked: int) -> AuditEntry:
+        counts.append(revoked)
+        return await replayed(grant_id, revoked)
+
+    for _ in range(2):
+        with pytest.raises(CodeReplayed):
+            await exchange(db, code, on_replay=count)
+    assert counts == [1, 0]
+
+
+async def test_an_unknown_code_is_invalid(db: Db) -> None:
+    with pytest.raises(InvalidGrant, match="is invalid"):
+        await exchange(db, "no-such-code")
