@@ -1,0 +1,93 @@
+"""idp_common.crypto.jwt.access_token_claims (RFC 9068): members, TTL, scope values."""
+
+from __future__ import annotations
+
+import pytest
+
+from idp_common.crypto.jwt import (
+    InvalidToken,
+    access_token_claims,
+    sign_jwt,
+)
+from libs.common.tests.unit.crypto_jwt.support import (
+    AUDIENCE,
+    ISSUER,
+    KEYS,
+    NOW,
+    verify,
+)
+
+
+def test_access_token_claims_minimal() -> None:
+    result = access_token_claims(
+        issuer=ISSUER,
+        subject="user-1",
+        audience=AUDIENCE,
+        client_id="console",
+        scope=["openid", "idp:users:read", "openid"],
+        now=NOW,
+        jti="jti-1",
+    )
+    assert result == {
+        "iss": ISSUER,
+        "sub": "user-1",
+        "aud": AUDIENCE,
+        "exp": NOW + 600,
+        "iat": NOW,
+        "jti": "jti-1",
+        "client_id": "console",
+        "scope": "openid idp:users:read",
+    }
+
+
+def test_access_token_claims_optional_members_and_ttl() -> None:
+    result = access_token_claims(
+        issuer=ISSUER,
+        subject="user-1",
+        audience=AUDIENCE,
+        client_id="console",
+        scope=(),
+        now=NOW,
+        ttl=60,
+        jti="jti-2",
+        auth_time=NOW - 30,
+        acr="urn:idp:acr:2fa",
+        amr=["pwd", "otp", "mfa"],
+        sid="c2lk",
+    )
+    assert result["exp"] == NOW + 60
+    assert result["scope"] == ""
+    assert result["auth_time"] == NOW - 30
+    assert result["acr"] == "urn:idp:acr:2fa"
+    assert result["amr"] == ["pwd", "otp", "mfa"]
+    assert result["sid"] == "c2lk"
+
+
+@pytest.mark.parametrize("bad", [["two words"], [""]])
+def test_access_token_claims_refuse_bad_scope_values(bad: list[str]) -> None:
+    with pytest.raises(ValueError, match="scope"):
+        access_token_claims(
+            issuer=ISSUER,
+            subject="s",
+            audience=AUDIENCE,
+            client_id="c",
+            scope=bad,
+            now=NOW,
+            jti="j",
+        )
+
+
+def test_access_token_round_trip_with_at_jwt_typ() -> None:
+    at_claims = access_token_claims(
+        issuer=ISSUER,
+        subject="user-1",
+        audience=AUDIENCE,
+        client_id="console",
+        scope=["idp:account:read"],
+        now=NOW,
+        jti="jti-3",
+    )
+    token = sign_jwt(at_claims, KEYS, typ="at+jwt")
+    assert verify(token, typ="at+jwt", now=NOW + 599) == at_claims
+    with pytest.raises(InvalidToken, match="expired"):
+        verify(token, typ="at+jwt", now=NOW + 600)
