@@ -1,14 +1,12 @@
 """Build records directly in a stack's database and Redis, for tests of the flows.
 
-The administration API arrives with its own issue; until then tests create clients and
-people here, through the same models and repositories the services use.
+Tests that are not about the administration API create clients and people here, through
+the same models and repositories the services use, and read rows back.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import json
 import secrets
 import time
 import uuid
@@ -34,7 +32,27 @@ from idp_common.storage.db.models import (
 from idp_common.storage.repos.consents import grant_consent
 from idp_common.storage.repos.refresh_tokens import issue_refresh_token
 from tests.harness import infra
+from tests.harness.pkce import pkce_challenge, pkce_pair
+from tests.harness.rows import backchannel_attempts, query
 from tests.harness.stack import Stack
+
+# The PKCE helpers and the row readers live in their own modules; importers keep these names.
+__all__ = [
+    "TestClient",
+    "TestUser",
+    "backchannel_attempts",
+    "create_browser_session",
+    "create_client",
+    "create_user",
+    "database_fingerprint",
+    "give_consent",
+    "issue_session_refresh_token",
+    "pkce_challenge",
+    "pkce_pair",
+    "query",
+    "redis_snapshot",
+    "session_exists",
+]
 
 
 @dataclass
@@ -53,17 +71,6 @@ class TestUser:
     id: str
     email: str
     password: str
-
-
-def pkce_challenge(verifier: str) -> str:
-    """RFC 7636 ``S256`` of ``verifier``."""
-    digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
-    return digest.rstrip(b"=").decode()
-
-
-def pkce_pair() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    return verifier, pkce_challenge(verifier)
 
 
 async def _create_client(
@@ -251,20 +258,6 @@ def issue_session_refresh_token(stack: Stack, client_id: str, user_id: str, sid:
     return infra.run(_issue_refresh_token(stack, client_id, user_id, sid))
 
 
-async def _query(stack: Stack, sql: str, args: tuple[object, ...]) -> list[dict[str, object]]:
-    dsn = stack.database_url.replace("postgresql+asyncpg://", "postgresql://")
-    conn = await asyncpg.connect(dsn)
-    try:
-        return [dict(row) for row in await conn.fetch(sql, *args)]
-    finally:
-        await conn.close()
-
-
-def query(stack: Stack, sql: str, *args: object) -> list[dict[str, object]]:
-    """Rows of a read query on the stack's database (for assertions on what is stored)."""
-    return infra.run(_query(stack, sql, args))
-
-
 def session_exists(stack: Stack, sid: str) -> bool:
     async def check() -> bool:
         redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
@@ -291,22 +284,3 @@ async def _grant_consent(stack: Stack, client_id: str, user_id: str, scopes: lis
 def give_consent(stack: Stack, client_id: str, user_id: str, scopes: list[str]) -> None:
     """Remember that the person approved these scopes for the client (a connection)."""
     infra.run(_grant_consent(stack, client_id, user_id, scopes))
-
-
-def backchannel_attempts(
-    stack: Stack, sid: str, expected: int, timeout: float = 10.0
-) -> list[dict[str, object]]:
-    """The audit rows (``POST backchannel_logout``) of the deliveries for session ``sid``,
-    once ``expected`` are there or ``timeout`` has passed; ``detail`` parsed."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = query(
-            stack,
-            "SELECT target, status_code, actor, detail FROM audit_events"
-            " WHERE action = 'POST backchannel_logout' AND detail->>'sid' = $1 ORDER BY id",
-            sid,
-        )
-        parsed = [{**row, "detail": json.loads(str(row["detail"]))} for row in rows]
-        if len(parsed) >= expected or time.monotonic() > deadline:
-            return parsed
-        time.sleep(0.05)

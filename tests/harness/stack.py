@@ -23,38 +23,12 @@ import httpx
 from idp_common.crypto.keys import generate_key_file
 from idp_common.crypto.secretbox import generate_key as generate_secrets_key
 from tests.harness import infra
+from tests.harness.process import Process
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ("token", "admin", "entity", "authui-api", "logout-dispatcher")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 START_TIMEOUT = float(os.environ.get("IDP_TEST_START_TIMEOUT", "90"))
-
-
-@dataclass
-class Process:
-    name: str
-    popen: subprocess.Popen[bytes]
-    log_path: Path
-    port: int
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(10)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(5)
 
 
 @dataclass
