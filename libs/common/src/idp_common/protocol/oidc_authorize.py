@@ -2,7 +2,7 @@
 
 Validation happens in two stages, because where an error may go depends on it:
 
-1. ``trusted_redirect``: ``client_id`` names a registered client and ``redirect_uri``
+1. ``match_redirect_uri``: ``client_id`` names a registered client and ``redirect_uri``
    equals one of its redirect URIs exactly (no trailing-slash, query or port leniency).
    Until both hold, an error is shown to the person (``UntrustedRequest``) and nothing is
    sent to the URI.
@@ -59,7 +59,6 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from idp_common.protocol.constants import (
     ACR_VALUES,
-    OIDC_SCOPES,
     PROMPT_CONSENT,
     PROMPT_LOGIN,
     PROMPT_NONE,
@@ -106,7 +105,8 @@ ALL_PARAMETERS: Final = tuple(PARAMETER_BOUNDS)
 
 
 class UntrustedRequest(Exception):
-    """Client or redirect URI not trusted: show the person an error, redirect nowhere."""
+    """The client or redirect URI is not trusted (``/oauth2/authorize``, ``/oauth2/logout``):
+    show the person an error page, redirect nowhere."""
 
     def __init__(self, description: str) -> None:
         super().__init__(description)
@@ -260,13 +260,6 @@ def parse_max_age(raw: str | None) -> int | None:
     if not raw.isdigit() or len(raw) > 10:
         raise InvalidRequest("max_age must be a non-negative integer")
     return int(raw)
-
-
-def grant_scopes(
-    requested: Sequence[str], client_scopes: frozenset[str], user_scopes: set[str]
-) -> list[str]:
-    """requested ∩ client's scopes ∩ (for API scopes) the user's effective scopes."""
-    return [s for s in requested if s in client_scopes and (s in OIDC_SCOPES or s in user_scopes)]
 
 
 def with_query(uri: str, params: Mapping[str, str | None]) -> str:

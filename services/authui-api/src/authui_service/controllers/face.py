@@ -52,14 +52,14 @@ from authui_service.attempts import (
     second_factor_passed,
 )
 from authui_service.context import SigninContext, context_of
-from authui_service.controllers.signin import (
+from authui_service.rules import face_alone_allowed
+from authui_service.schemas import BiometricBody, StepAnswer
+from authui_service.steps import (
     answer_step,
     face_second_step,
     first_factor_passed,
     refuse_credentials,
 )
-from authui_service.rules import face_alone_allowed
-from authui_service.schemas import BiometricBody, StepAnswer
 from authui_service.throttle import Verdict
 from idp_common.avatars.upload import too_large
 from idp_common.crypto.secretbox import SecretboxError

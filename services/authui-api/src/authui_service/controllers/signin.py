@@ -4,8 +4,7 @@ contracts": the shapes are fixed there)."""
 from __future__ import annotations
 
 import logging
-import time
-from typing import Any, NoReturn
+from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.params import JSONBody
@@ -15,11 +14,11 @@ from authui_service.attempts import (
     CODE,
     first_factor_attempt,
     second_factor_attempt,
-    second_factor_failed,
     second_factor_passed,
 )
+from authui_service.codes import RECOVERY_CODE, code_accepted, recovery_code_used, wrong_code
 from authui_service.context import SigninContext, context_of
-from authui_service.rules import challenge_kind, error_redirect, face_alone_allowed
+from authui_service.rules import challenge_kind, error_redirect
 from authui_service.schemas import (
     ChallengeRead,
     ClientInfo,
@@ -29,41 +28,38 @@ from authui_service.schemas import (
     StepAnswer,
     TotpBody,
 )
-from authui_service.store import get_totp, set_password_hash, use_totp_step
-from authui_service.throttle import Verdict
-from authui_service.totp import spend_recovery_code
+from authui_service.steps import (
+    answer_step,
+    face_offered,
+    first_factor_passed,
+    refuse_credentials,
+)
+from authui_service.store import set_password_hash
 from idp_common.crypto.passwords import (
     hash_password_async,
     needs_rehash,
     verify_password_async,
     verify_password_dummy_async,
 )
-from idp_common.crypto.secretbox import SecretboxError, open_sealed, totp_context
 from idp_common.errors import (
     NotFound,
     PermissionDenied,
     ServiceUnavailable,
-    Unauthenticated,
 )
 from idp_common.protocol.constants import (
-    ACR_FACE,
-    ACR_ONE_FACTOR,
     ACR_TWO_FACTOR,
-    AMR_FACE,
     AMR_MFA,
     AMR_OTP,
     AMR_PASSWORD,
     OIDC_SCOPE_DESCRIPTIONS,
 )
-from idp_common.protocol.oidc_authorize import grant_scopes
-from idp_common.protocol.rfc6238_totp import match_totp_step, recovery_code_digest
-from idp_common.state.challenges import Challenge, Step
+from idp_common.protocol.rfc6749_scope import narrow_scope
+from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.clients import ClientRecord, scope_descriptions
 from idp_common.storage.repos.consents import grant_consent
 from idp_common.storage.repos.users import (
     SignInFacts,
-    UserRecord,
     effective_scopes,
     get_user,
     sign_in_facts,
@@ -72,55 +68,6 @@ from idp_common.web.caller import caller_ip
 
 log = logging.getLogger("idp.signin")
 AnyRequest = Request[Any, Any, Any]
-MAX_WRONG_CODES = 5
-RECOVERY_CODE = "recovery_code"
-WRONG_CREDENTIALS = "wrong email or password"
-
-
-def answer_step(finished: flow.Finished) -> Response[StepAnswer]:
-    """The step's answer, with the session cookie when a session started."""
-    headers = {"Set-Cookie": finished.set_cookie} if finished.set_cookie else None
-    return Response(finished.answer, status_code=200, headers=headers)
-
-
-async def first_factor_passed(
-    ctx: SigninContext, request: AnyRequest, challenge: Challenge, facts: SignInFacts, method: str
-) -> Response[StepAnswer]:
-    """The password or the face matched: ask for the code when the person has an
-    authenticator; after a password, for the face when the deployment takes the face as a
-    second factor and the person enrolled one; else finish (consent or done). A face
-    alone is its own, weakest level (``urn:idp:acr:face``)."""
-    user = facts.user
-    challenge.user_id = str(user.id)
-    challenge.auth_time = int(time.time())
-    challenge.amr = [method]
-    challenge.acr = ACR_FACE if method == AMR_FACE else ACR_ONE_FACTOR
-    second: Step | None = None
-    if facts.has_totp:
-        second = "totp"
-    elif method == AMR_PASSWORD and facts.has_face and face_second_step(ctx):
-        second = "face"
-    if second is not None:
-        challenge.step = second
-        await ctx.store.save_challenge(challenge)
-        return Response(StepAnswer(next=second), status_code=200)
-    return answer_step(await flow.finish_authentication(ctx, request, challenge, user))
-
-
-def face_second_step(ctx: SigninContext) -> bool:
-    """The face follows the password (``SVC_FACE_SIGNIN=second_factor``, face stack on)."""
-    return ctx.settings.face_signin == "second_factor" and ctx.face.available
-
-
-def face_offered(ctx: SigninContext, challenge: Challenge) -> bool:
-    """The sign-in page offers the face at the challenge's step."""
-    if not ctx.face.available:
-        return False
-    if challenge.step == "face":
-        return True
-    return challenge.step == "password" and face_alone_allowed(
-        ctx.settings.face_signin, challenge.acr_values
-    )
 
 
 async def grantable_scopes(
@@ -132,7 +79,7 @@ async def grantable_scopes(
         return list(challenge.scopes)
     async with ctx.resources.sessions() as db:
         held = await effective_scopes(db, flow.user_uuid(challenge))
-    return grant_scopes(challenge.scopes, client.scopes, held)
+    return narrow_scope(challenge.scopes, client.scopes, held)
 
 
 class SigninController(Controller):
@@ -196,12 +143,12 @@ class SigninController(Controller):
             await ctx.store.delete_challenge(challenge.id)
             raise flow.challenge_ended()
         verdict = await second_factor_attempt(ctx, request, CODE, user, challenge)
-        accepted = await _code_accepted(ctx, user, data.code, ctx.secrets_key)
+        accepted = await code_accepted(ctx, user, data.code, ctx.secrets_key)
         if accepted is None:
-            await _wrong_code(ctx, request, challenge, user, verdict)
+            await wrong_code(ctx, request, challenge, user, verdict)
         await second_factor_passed(ctx, CODE, user)
         if accepted == RECOVERY_CODE:
-            await _recovery_code_used(ctx, request, challenge, user)
+            await recovery_code_used(ctx, request, challenge, user)
         first = [m for m in challenge.amr if m not in (AMR_OTP, AMR_MFA)] or [AMR_PASSWORD]
         challenge.amr = [*first, AMR_OTP, AMR_MFA]  # pwd or face, then the code
         challenge.acr = ACR_TWO_FACTOR
@@ -270,74 +217,3 @@ async def _verify_password(
         return facts
     reason = "unknown_account" if user is None else "disabled" if user.disabled else "password"
     await refuse_credentials(ctx, request, account, challenge, user, {"reason": reason})
-
-
-async def refuse_credentials(
-    ctx: SigninContext,
-    request: AnyRequest,
-    account: str,
-    challenge: Challenge,
-    user: UserRecord | None,
-    detail: dict[str, str],
-) -> NoReturn:
-    """A failed first factor (already counted by the account throttle), audited
-    ``login.failed`` with ``detail``, and one 401 whatever the cause."""
-    actor = None if user is None else str(user.id)
-    await flow.audit_step(ctx, request, challenge, "login.failed", 401, actor=actor, detail=detail)
-    raise Unauthenticated(WRONG_CREDENTIALS, code="auth.invalid_credentials")
-
-
-async def _code_accepted(ctx: SigninContext, user: UserRecord, code: str, key: bytes) -> str | None:
-    """``"totp"`` or ``RECOVERY_CODE`` (an unused one-time recovery code, now spent) when
-    ``code`` is accepted; None otherwise."""
-    async with ctx.resources.sessions.begin() as db:
-        credential = await get_totp(db, user.id)
-        if credential is None or not credential.confirmed:
-            return None
-        recovery = recovery_code_digest(code)
-        if recovery is not None:
-            return RECOVERY_CODE if await spend_recovery_code(db, user.id, recovery) else None
-        try:
-            secret = open_sealed(
-                credential.secret_encrypted, key=key, context=totp_context(user.id)
-            ).decode("ascii")
-            step = match_totp_step(
-                secret, code, now=time.time(), last_used_step=credential.last_used_step
-            )
-        except (SecretboxError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
-            log.error("TOTP secret of %s is unusable: %s", user.id, exc)
-            raise ServiceUnavailable(
-                "one-time codes cannot be checked right now", code="auth.totp_unavailable"
-            ) from exc
-        return "totp" if step is not None and await use_totp_step(db, user.id, step) else None
-
-
-async def _recovery_code_used(
-    ctx: SigninContext, request: AnyRequest, challenge: Challenge, user: UserRecord
-) -> None:
-    await flow.audit_step(
-        ctx, request, challenge, "totp.recovery_code_used", 200, actor=str(user.id)
-    )
-
-
-async def _wrong_code(
-    ctx: SigninContext,
-    request: AnyRequest,
-    challenge: Challenge,
-    user: UserRecord,
-    verdict: Verdict,
-) -> None:
-    """The failure is counted on the person's code counter (which may now lock); the fifth
-    of one challenge ends it (the person starts again)."""
-    challenge.failed_codes += 1
-    ended = challenge.failed_codes >= MAX_WRONG_CODES
-    detail = {"failures": challenge.failed_codes, "challenge_ended": ended}
-    await flow.audit_step(
-        ctx, request, challenge, "totp.failed", 401, actor=str(user.id), detail=detail
-    )
-    await second_factor_failed(ctx, request, CODE, user, challenge, verdict)
-    if ended:
-        await ctx.store.delete_challenge(challenge.id)
-        raise Unauthenticated("too many wrong codes; sign in again", code="auth.challenge_ended")
-    await ctx.store.save_challenge(challenge)
-    raise Unauthenticated("wrong code", code="auth.invalid_code")

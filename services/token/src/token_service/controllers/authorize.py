@@ -29,7 +29,6 @@ from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     AuthorizationRequest,
     UntrustedRequest,
-    grant_scopes,
     match_redirect_uri,
     parse_request,
     refuse_repeated,
@@ -46,6 +45,7 @@ from idp_common.protocol.rfc6749_errors import (
     OAuth2Error,
     UnauthorizedClient,
 )
+from idp_common.protocol.rfc6749_scope import narrow_scope
 from idp_common.state.challenges import Challenge
 from idp_common.state.sessions import BrowserSession
 from idp_common.storage.repos.clients import ClientRecord, get_client
@@ -137,7 +137,7 @@ async def decide(
             raise LoginRequired("the person must sign in")
         return await to_sign_in(request, resources, req, None, status)
     person, consented = view
-    granted = grant_scopes(req.scopes, client.scopes, set(person.scopes))
+    granted = narrow_scope(req.scopes, client.scopes, set(person.scopes))
     if not granted:
         raise InvalidScope("none of the requested scopes may be granted")
     if not client.skip_consent and (req.forces_consent or not set(granted) <= consented):
@@ -247,7 +247,7 @@ async def resume(
         user = await get_user(db, session.user_id)
         if client is None or challenge.redirect_uri not in client.redirect_uris or user is None:
             return error_page("The application or account no longer exists.")
-        granted = grant_scopes(challenge.scopes, client.scopes, await effective_scopes(db, user.id))
+        granted = narrow_scope(challenge.scopes, client.scopes, await effective_scopes(db, user.id))
     req = AuthorizationRequest(
         client_id=client.client_id,
         redirect_uri=challenge.redirect_uri,
