@@ -20,27 +20,32 @@ class FieldError:
 
 
 class DomainError(Exception):
-    """Base of every error kind that becomes a problem response."""
+    """Base of every error kind that becomes a problem response; ``errors`` names the
+    fields to blame, when some are."""
 
     status_code = 500
     title = "Internal Server Error"
+    default_code = "error"
 
-    def __init__(self, detail: str, *, code: str = "error", headers: dict[str, str] | None = None):
+    def __init__(
+        self,
+        detail: str,
+        *,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+        errors: Sequence[FieldError] = (),
+    ) -> None:
         super().__init__(detail)
         self.detail = detail
-        self.code = code
+        self.code = code or self.default_code
         self.headers = headers or {}
+        self.errors = list(errors)
 
 
 class InvalidArgument(DomainError):
     status_code = 422
     title = "Unprocessable Content"
-
-    def __init__(
-        self, detail: str, *, code: str = "invalid_argument", errors: Sequence[FieldError] = ()
-    ) -> None:
-        super().__init__(detail, code=code)
-        self.errors = list(errors)
+    default_code = "invalid_argument"
 
 
 class Unauthenticated(DomainError):
@@ -59,29 +64,31 @@ class NotFound(DomainError):
 
 
 class Conflict(DomainError):
-    """The request collides with what is stored (a taken name, a protected record);
-    ``errors`` names the field when one is to blame."""
+    """The request collides with what is stored (a taken name, a protected record)."""
 
     status_code = 409
     title = "Conflict"
-
-    def __init__(
-        self, detail: str, *, code: str = "conflict", errors: Sequence[FieldError] = ()
-    ) -> None:
-        super().__init__(detail, code=code)
-        self.errors = list(errors)
+    default_code = "conflict"
 
 
-class PreconditionFailed(DomainError):
-    status_code = 412
-    title = "Precondition Failed"
+class ContentTooLarge(DomainError):
+    """RFC 9110 §15.5.14."""
+
+    status_code = 413
+    title = "Content Too Large"
+
+
+class UnsupportedMediaType(DomainError):
+    status_code = 415
+    title = "Unsupported Media Type"
 
 
 class RateLimited(DomainError):
     status_code = 429
     title = "Too Many Requests"
+    default_code = "rate_limited"
 
-    def __init__(self, detail: str, *, retry_after: int, code: str = "rate_limited") -> None:
+    def __init__(self, detail: str, *, retry_after: int, code: str | None = None) -> None:
         super().__init__(detail, code=code, headers={"Retry-After": str(max(1, retry_after))})
         self.retry_after = retry_after
 

@@ -10,8 +10,8 @@ from PIL import Image, ImageCms, PngImagePlugin
 
 from idp_common.avatars import names
 from idp_common.avatars.images import ImageRejected, clean_photo, open_image
-from idp_common.avatars.upload import ContentTooLarge, UnsupportedMediaType, read_upload
-from idp_common.errors import InvalidArgument
+from idp_common.avatars.upload import read_upload
+from idp_common.errors import ContentTooLarge, InvalidArgument, UnsupportedMediaType
 
 FORMAT_OF = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP"}
 

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import base64
-from pathlib import Path
 
 import pytest
 
 from idp_common.crypto.secretbox import (
     SecretboxError,
     generate_key,
-    load_secrets_key,
     open_sealed,
     parse_key,
     seal,
@@ -52,7 +50,7 @@ def test_context_and_key_bind_the_value() -> None:
         open_sealed(blob, key=parse_key(generate_key()), context=totp_context("alice"))
 
 
-def test_key_forms(tmp_path: Path) -> None:
+def test_key_forms() -> None:
     raw = bytes(range(32))
     assert parse_key(base64.b64encode(raw).decode()) == raw
     assert parse_key(base64.urlsafe_b64encode(raw).decode().rstrip("=")) == raw
@@ -60,10 +58,4 @@ def test_key_forms(tmp_path: Path) -> None:
         parse_key(base64.b64encode(b"short").decode())
     with pytest.raises(ValueError, match="base64"):
         parse_key("not base64 at all!!")
-    assert load_secrets_key({}) is None
-    assert load_secrets_key({"SVC_SECRETS_KEY": base64.b64encode(raw).decode()}) == raw
-    key_file = tmp_path / "key"
-    key_file.write_text(generate_key() + "\n")
-    assert len(load_secrets_key({"SVC_SECRETS_KEY_FILE": str(key_file)}) or b"") == 32
-    with pytest.raises(ValueError, match="cannot read"):
-        load_secrets_key({"SVC_SECRETS_KEY_FILE": str(tmp_path / "missing")})
+    assert len(parse_key(generate_key() + "\n")) == 32

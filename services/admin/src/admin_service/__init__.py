@@ -1,1 +1,2 @@
-"""The administration API: ``/admin/*`` (spec part 4 "Admin: ..."). For now the audit log."""
+"""The administration API: ``/admin/*`` (spec part 4 "Admin: ..."): users, clients, APIs,
+roles, groups, profile fields and the audit log."""

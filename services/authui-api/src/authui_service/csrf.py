@@ -19,15 +19,10 @@ from litestar.handlers.base import BaseRouteHandler
 from authui_service.context import context_of
 from authui_service.rules import origin_of
 from idp_common.config import Settings
-from idp_common.errors import DomainError, PermissionDenied
+from idp_common.errors import PermissionDenied, UnsupportedMediaType
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 JSON = "application/json"
-
-
-class UnsupportedMediaType(DomainError):
-    status_code = 415
-    title = "Unsupported Media Type"
 
 
 def allowed_origins(settings: Settings) -> frozenset[str]:

@@ -1,3 +1,3 @@
-"""The self-service API: /entity/* and /media/*.
-
-Routes arrive with their issues; for now health only."""
+"""The self-service API: ``/entity/*`` and ``/media/*`` (spec part 4 "Self-service"): a
+person's profile and photo, password, authenticator and face, sessions, connected
+applications and permissions; ``/media/*`` serves published photos."""

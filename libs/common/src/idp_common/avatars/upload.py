@@ -21,24 +21,12 @@ from multipart import (  # type: ignore[import-untyped]  # Litestar's own form p
 )
 
 from idp_common.avatars.images import FORMATS
-from idp_common.errors import DomainError, FieldError, InvalidArgument
+from idp_common.errors import ContentTooLarge, FieldError, InvalidArgument, UnsupportedMediaType
 
 FORM: Final = "multipart/form-data"
 FILE_FIELD: Final = "file"
 FORM_OVERHEAD: Final = 64 * 1024
 MAX_FORM_PARTS: Final = 4
-
-
-class ContentTooLarge(DomainError):
-    """413 (RFC 9110 §15.5.14) with a problem body naming the limit."""
-
-    status_code = 413
-    title = "Content Too Large"
-
-
-class UnsupportedMediaType(DomainError):
-    status_code = 415
-    title = "Unsupported Media Type"
 
 
 @dataclass(frozen=True)

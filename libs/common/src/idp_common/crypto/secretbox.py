@@ -19,9 +19,9 @@ Sealed value (``bytes``, stored in a ``bytea`` column)::
 
 The key: ``SVC_SECRETS_KEY`` (or ``SVC_SECRETS_KEY_FILE``), 32 random bytes in base64 or
 base64url (``python -c "from idp_common.crypto.secretbox import generate_key;
-print(generate_key())"``). :func:`load_secrets_key` reads it; it belongs in ``Settings``
-(``secrets_key``) and will move there: until then, call it once at start-up and pass the
-key on. Without a key, nothing sealed can be read: the features that need it answer 503.
+print(generate_key())"``), read with the other settings (``Settings.secrets_key_bytes``
+decodes it with :func:`parse_key`). Without a key, nothing sealed can be read: the
+features that need it answer 503.
 Losing the key makes every stored TOTP secret unreadable (people enrol again).
 """
 
@@ -29,10 +29,7 @@ from __future__ import annotations
 
 import binascii
 import hashlib
-import os
 import secrets
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Final
 
 from cryptography.exceptions import InvalidTag
@@ -46,7 +43,6 @@ __all__ = [
     "face_context",
     "generate_key",
     "key_id",
-    "load_secrets_key",
     "open_sealed",
     "parse_key",
     "seal",
@@ -80,24 +76,6 @@ def parse_key(text: str) -> bytes:
     if len(key) != KEY_BYTES:
         raise ValueError(f"{SECRETS_KEY_ENV}: must decode to {KEY_BYTES} bytes, got {len(key)}")
     return key
-
-
-def load_secrets_key(env: Mapping[str, str] | None = None) -> bytes | None:
-    """The key from ``SVC_SECRETS_KEY`` or the file ``SVC_SECRETS_KEY_FILE`` names.
-
-    None when neither is set; ValueError when set but unusable (a deployment mistake the
-    caller reports at start-up).
-    """
-    source = os.environ if env is None else env
-    file_name = source.get(SECRETS_KEY_ENV + "_FILE")
-    if file_name:
-        try:
-            text = Path(file_name).read_text()
-        except OSError as exc:
-            raise ValueError(f"{SECRETS_KEY_ENV}_FILE: cannot read {file_name!r}") from exc
-        return parse_key(text)
-    text = source.get(SECRETS_KEY_ENV, "")
-    return parse_key(text) if text.strip() else None
 
 
 def key_id(key: bytes) -> bytes:

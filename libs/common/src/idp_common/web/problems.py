@@ -20,7 +20,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
-from idp_common.errors import Conflict, DomainError, FieldError, InvalidArgument
+from idp_common.errors import DomainError, FieldError
 from idp_common.web.dependency_errors import (
     RETRY_AFTER_SECONDS,
     is_dependency_failure,
@@ -56,13 +56,12 @@ def problem_response(
 
 
 def _domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response[dict[str, Any]]:
-    errors = exc.errors if isinstance(exc, InvalidArgument | Conflict) else None
     return problem_response(
         request,
         status=exc.status_code,
         detail=exc.detail,
         code=exc.code,
-        errors=errors,
+        errors=exc.errors,
         headers=exc.headers,
     )
 

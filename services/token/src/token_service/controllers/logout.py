@@ -26,7 +26,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import Cookie
 
-from idp_common.protocol.oidc_authorize import with_query
+from idp_common.protocol.oidc_authorize import UntrustedRequest, with_query
 from idp_common.protocol.oidc_id_token_hint import (
     IdTokenHint,
     InvalidIdTokenHint,
@@ -43,10 +43,6 @@ from token_service.browser import browser_parameters, error_page, redirect
 from token_service.logout_page import CONFIRMATION_FIELD, confirmation_page
 
 PARAMETERS = ("id_token_hint", "post_logout_redirect_uri", "state", "client_id")
-
-
-class LogoutRefused(Exception):
-    pass
 
 
 class LogoutController(Controller):
@@ -78,7 +74,7 @@ async def logout(
         hint = _hint_of(resources, values)
         client = await _client_of(resources, values, hint)
         target = _redirect_target(resources, client, values)
-    except LogoutRefused as exc:
+    except UntrustedRequest as exc:
         return error_page(f"This sign-out request was refused: {exc}.")
     store = resources.browser_sessions
     session = await store.get_session(request.cookies.get(resources.settings.session_cookie_name))
@@ -112,7 +108,7 @@ async def logout(
 def _single(params: Mapping[str, Sequence[str]]) -> dict[str, str]:
     values, repeated = single_values(params)
     if repeated:
-        raise LogoutRefused(f"the {repeated[0]} parameter is repeated")
+        raise UntrustedRequest(f"the {repeated[0]} parameter is repeated")
     return values
 
 
@@ -131,7 +127,7 @@ def _hint_of(resources: Resources, values: Mapping[str, str]) -> IdTokenHint | N
             client_id=values.get("client_id"),
         )
     except InvalidIdTokenHint as exc:
-        raise LogoutRefused("the id_token_hint is not valid") from exc
+        raise UntrustedRequest("the id_token_hint is not valid") from exc
 
 
 async def _client_of(
@@ -143,7 +139,7 @@ async def _client_of(
     async with resources.sessions() as db:
         client = await get_client(db, client_id)
     if client is None:
-        raise LogoutRefused("the client is not registered")
+        raise UntrustedRequest("the client is not registered")
     return client
 
 
@@ -154,7 +150,7 @@ def _redirect_target(
     if uri is None:
         return f"{resources.settings.auth_ui_url}/logged-out"
     if client is None or uri not in client.post_logout_redirect_uris:
-        raise LogoutRefused("post_logout_redirect_uri is not registered for this client")
+        raise UntrustedRequest("post_logout_redirect_uri is not registered for this client")
     return with_query(uri, {"state": values.get("state")})
 
 
