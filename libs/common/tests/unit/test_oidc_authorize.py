@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from idp_common.protocol.rfc6749_errors import InvalidRequest, OAuth2Error
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     PARAMETER_BOUNDS,
@@ -15,6 +14,7 @@ from idp_common.protocol.oidc_authorize import (
     session_meets_acr,
     single_values,
 )
+from idp_common.protocol.rfc6749_errors import InvalidRequest, OAuth2Error
 
 
 def test_every_accepted_parameter_has_a_bound() -> None:

@@ -33,6 +33,7 @@ from idp_common.protocol.constants import (
     JWT_TYP_ID_TOKEN,
     JWT_TYP_LOGOUT_TOKEN,
 )
+from idp_common.protocol.oidc_core_claims import present_claims
 from idp_common.protocol.rfc4648_base64url import base64url_decode
 
 __all__ = [
@@ -261,12 +262,6 @@ def access_token_claims(
         "client_id": client_id,
         "scope": " ".join(scopes),
     }
-    if auth_time is not None:
-        claims["auth_time"] = auth_time
-    if acr is not None:
-        claims["acr"] = acr
-    if amr is not None:
-        claims["amr"] = list(amr)
-    if sid is not None:
-        claims["sid"] = sid
+    methods = list(amr) if amr is not None else None
+    claims.update(present_claims(auth_time=auth_time, acr=acr, amr=methods, sid=sid))
     return claims

@@ -3,7 +3,8 @@
 - ``session_sid``: the ``sid`` claim, base64url(SHA-256(session id)) (DESIGN.md): a
   reference to the browser session that never reveals its bearer id.
 - ``at_hash``: §3.1.3.6, the left half of the SHA-256 of the access token, base64url.
-- ``id_token_claims``: §2, the claims of an ID token.
+- ``id_token_claims``: §2, the claims of an ID token; ``present_claims``: the optional
+  ones that have a value (an absent claim is left out, never ``null``).
 - ``digest``: SHA-256 of an opaque secret (codes, refresh tokens, client secrets) as
   stored; the secret itself is never stored.
 """
@@ -28,6 +29,11 @@ def session_sid(session_id: str) -> str:
 def at_hash(access_token: str) -> str:
     full = hashlib.sha256(access_token.encode("ascii")).digest()
     return base64url_encode(full[: len(full) // 2])
+
+
+def present_claims(**values: Any) -> dict[str, Any]:
+    """The optional claims that have a value: a claim without one is left out, never null."""
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def id_token_claims(
@@ -57,12 +63,8 @@ def id_token_claims(
         "acr": acr,
         "amr": list(amr),
     }
-    if nonce is not None:
-        claims["nonce"] = nonce
-    if sid is not None:
-        claims["sid"] = sid
-    if access_token is not None:
-        claims["at_hash"] = at_hash(access_token)
+    hashed = at_hash(access_token) if access_token is not None else None
+    claims.update(present_claims(nonce=nonce, sid=sid, at_hash=hashed))
     if extra:
         claims.update({k: v for k, v in extra.items() if k not in claims})
     return claims
