@@ -35,7 +35,7 @@ from litestar.testing import AsyncTestClient
 from sqlalchemy import event
 
 from admin_service.app import create_app
-from bench.run import percentile, say
+from bench.measure import percentile, say
 from idp_common.config import load_settings
 from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness import tokens

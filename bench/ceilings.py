@@ -89,7 +89,7 @@ class Ceilings:
     argon2_seconds: float  # median wall time of one verification, one process
     argon2_cpu_seconds: float  # median CPU time of one verification (all its lane threads)
     argon2_all: float  # verifications/s, one process per core
-    #: the median CPU time measured again after the sign-ins (bench/run.py), if it was
+    #: the median CPU time measured again after the sign-ins (bench/scenarios.py), if it was
     argon2_cpu_again: float | None = None
 
     @property

@@ -1,0 +1,114 @@
+"""The chained operations the load generator repeats on a connection: the code flow, a
+refresh, a password sign-in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from bench.loadgen_http import SAMPLE_CHARS, Connection, Failure, failure_of, http_request
+
+Operation = Callable[[Connection], Awaitable[None]]
+
+
+class Pool:
+    """Single-use items (refresh tokens, challenges); empty means the run must stop."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+        self.next = 0
+
+    def take(self) -> Any | None:
+        if self.next >= len(self.items):
+            return None
+        item = self.items[self.next]
+        self.next += 1
+        return item
+
+
+# --- scenarios --------------------------------------------------------------------------
+def code_flow(job: dict[str, Any]) -> Callable[[int], Operation | None]:
+    host = job["host_header"]
+    cookies: list[str] = job["cookies"]
+    authorize_path: str = job["authorize_path"]
+    token_body: str = job["token_body"]
+    counter = 0
+
+    def make(conn_index: int) -> Operation:
+        cookie = cookies[conn_index % len(cookies)]
+
+        async def flow(conn: Connection) -> None:
+            nonlocal counter
+            counter += 1
+            path = f"{authorize_path}&state=s{conn_index}x{counter}"
+            first = await conn.send(http_request("GET", path, host, {"Cookie": cookie}))
+            if first.status != 302:
+                raise failure_of(first, "authorize")
+            location = first.headers.get(b"location", b"").decode()
+            codes = parse_qs(urlsplit(location).query).get("code")
+            if not codes:
+                raise Failure("authorize: 302 without code", location[:SAMPLE_CHARS])
+            body = f"{token_body}&code={quote(codes[0], safe='')}".encode()
+            form = {"Content-Type": "application/x-www-form-urlencoded"}
+            second = await conn.send(http_request("POST", "/oauth2/token", host, form, body))
+            if second.status != 200:
+                raise failure_of(second, "token")
+            if b'"access_token"' not in second.body:
+                sample = second.body[:SAMPLE_CHARS].decode(errors="replace")
+                raise Failure("token: 200 without access_token", sample)
+
+        return flow
+
+    return make
+
+
+def refresh(job: dict[str, Any], pool: Pool) -> Callable[[int], Operation]:
+    host = job["host_header"]
+    headers = {
+        "Authorization": job["authorization"],
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+
+    def make(_: int) -> Operation:
+        async def one(conn: Connection) -> None:
+            token = pool.take()
+            if token is None:
+                raise PoolEmpty
+            body = f"grant_type=refresh_token&refresh_token={quote(token, safe='')}".encode()
+            answer = await conn.send(http_request("POST", "/oauth2/token", host, headers, body))
+            if answer.status != 200:
+                raise failure_of(answer)
+            if b'"refresh_token"' not in answer.body:
+                raise Failure("200 without refresh_token", answer.body[:SAMPLE_CHARS].decode())
+
+        return one
+
+    return make
+
+
+def signin(job: dict[str, Any], pool: Pool) -> Callable[[int], Operation]:
+    host = job["host_header"]
+    headers = {"Content-Type": "application/json"}
+
+    def make(_: int) -> Operation:
+        async def one(conn: Connection) -> None:
+            item = pool.take()
+            if item is None:
+                raise PoolEmpty
+            challenge, email, password = item
+            body = json.dumps({"challenge": challenge, "email": email, "password": password})
+            answer = await conn.send(
+                http_request("POST", "/api/v1/auth/login", host, headers, body.encode())
+            )
+            if answer.status != 200:
+                raise failure_of(answer)
+
+        return one
+
+    return make
+
+
+class PoolEmpty(Exception):
+    """No single-use item left: this connection stops."""
