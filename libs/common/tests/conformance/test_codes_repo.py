@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -118,3 +118,15 @@ async def test_a_replay_revokes_the_grants_refresh_tokens(db: Db, holder: Holder
 async def test_an_unknown_code_is_invalid(db: Db) -> None:
     with pytest.raises(InvalidGrant, match="is invalid"):
         await exchange(db, "no-such-code")
+
+
+async def test_the_cleanup_deletes_only_what_expired_before_the_cutoff(
+    db: Db, holder: Holder
+) -> None:
+    code = await new_code(db, holder)
+    async with db.sessions.begin() as session:
+        assert await repo.delete_expired_codes(session, datetime.now(UTC)) == 0
+        later = datetime.now(UTC) + timedelta(minutes=2)
+        assert await repo.delete_expired_codes(session, later) == 1
+    with pytest.raises(InvalidGrant, match="is invalid"):
+        await exchange(db, code)

@@ -150,3 +150,15 @@ async def test_revocations_count_what_they_revoke(db: Db, holder: Holder) -> Non
         assert await repo.revoke_token(session, token, uuid.uuid4(), now) is None
     with pytest.raises(InvalidGrant, match="expired or revoked"):
         await rotate(db, holder, token)
+
+
+async def test_the_cleanup_deletes_only_what_expired_before_the_cutoff(
+    db: Db, holder: Holder
+) -> None:
+    token = await issue(db, holder)
+    async with db.sessions.begin() as session:
+        assert await repo.delete_expired_refresh_tokens(session, datetime.now(UTC)) == 0
+        later = datetime.now(UTC) + timedelta(days=31)
+        assert await repo.delete_expired_refresh_tokens(session, later) == 1
+    with pytest.raises(InvalidGrant, match="invalid"):
+        await rotate(db, holder, token)

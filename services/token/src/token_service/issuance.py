@@ -30,6 +30,7 @@ import msgspec
 
 from idp_common.avatars.names import public_url
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, TYP_JWT, access_token_claims, sign_jwt
+from idp_common.profile_fields.values import from_text
 from idp_common.protocol.constants import (
     ACR_ONE_FACTOR,
     SCOPE_EMAIL,
@@ -40,9 +41,7 @@ from idp_common.protocol.constants import (
 from idp_common.protocol.oidc_core_claims import id_token_claims
 from idp_common.protocol.rfc6749_scope import format_scope
 from token_service.context import GrantDeps
-from token_service.queries import MappedClaim, UserClaims
-
-#: Public address of a profile photo (spec part 2 "Built-in person facts").
+from token_service.queries import UserClaims
 
 
 class TokenResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -129,18 +128,6 @@ def person_audiences(api_audience: str, other: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([api_audience, *other]))
 
 
-def _mapped_value(claim: MappedClaim) -> Any:
-    """Spec part 2 rule 10: text stored, typed at the edge."""
-    if claim.data_type == "integer":
-        try:
-            return int(claim.value)
-        except ValueError:
-            return claim.value
-    if claim.data_type == "boolean":
-        return claim.value.lower() == "true"
-    return claim.value
-
-
 def released_claims(
     person: UserClaims, scopes: Collection[str], issuer_base: str
 ) -> dict[str, Any]:
@@ -162,7 +149,7 @@ def released_claims(
         claims["updated_at"] = int(user.updated_at.timestamp())
     for claim in person.mapped:
         if claim.scope in scopes and claim.name not in claims:
-            claims[claim.name] = _mapped_value(claim)
+            claims[claim.name] = from_text(claim.data_type, claim.value)
     return claims
 
 

@@ -6,8 +6,9 @@ headers (``WWW-Authenticate``, ``Retry-After``). Litestar's own HTTP errors (a b
 large, ...) keep their status as ``invalid_request``; a failed dependency (PostgreSQL or
 Redis down, full or restarting) is 503 ``temporarily_unavailable`` with ``Retry-After``;
 anything else unexpected is logged with its stack and answered ``server_error`` without
-detail. Controllers set
-``exception_handlers = OAUTH_EXCEPTION_HANDLERS``.
+detail. Controllers set ``exception_handlers = OAUTH_EXCEPTION_HANDLERS``; the form-posted
+endpoints (token, introspection, revocation) extend :class:`OAuthController` and declare
+their route with :func:`oauth_post`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import logging
 from typing import Any, Final
 
 import msgspec
-from litestar import Request, Response
+from litestar import Controller, Request, Response, post
 from litestar.exceptions import HTTPException
+from litestar.handlers import HTTPRouteHandler
 from litestar.types import ExceptionHandlersMap
 
 from idp_common.protocol.rfc6749_errors import (
@@ -92,3 +94,15 @@ OAUTH_EXCEPTION_HANDLERS: Final[ExceptionHandlersMap] = {
     HTTPException: _http_error,
     Exception: _unexpected,
 }
+
+
+class OAuthController(Controller):
+    """A form-posted ``/oauth2/*`` endpoint, answering errors as RFC 6749 §5.2."""
+
+    tags = ["oauth2"]
+    exception_handlers = OAUTH_EXCEPTION_HANDLERS
+
+
+def oauth_post(path: str, operation_id: str, summary: str) -> HTTPRouteHandler:
+    """The route of a form-posted endpoint: ``POST path``, 200 on success."""
+    return post(path, operation_id=operation_id, summary=summary, status_code=200)

@@ -58,12 +58,13 @@ class Person(msgspec.Struct, frozen=True, kw_only=True):
     scopes: frozenset[str]
 
 
-#: Select-list of a person joined as ``u`` (``LEFT JOIN users AS u``): 9 columns, read
-#: back by :func:`person_from_row`. Effective scopes: direct grants, the roles' scopes
-#: and the scopes of the roles of the person's groups (as ``effective_scopes``).
-PERSON_COLUMNS: Final = """
-    u.id, u.email, u.username, u.display_name, u.picture, u.email_verified, u.disabled,
-    u.updated_at,
+#: Select-list of a person joined as ``u`` (``LEFT JOIN users AS u``): the built-in facts
+#: (``UserRecord``'s fields), the mapped claims and the effective scopes, read back by
+#: :func:`person_from_row`. Effective scopes: direct grants, the roles' scopes and the
+#: scopes of the roles of the person's groups (as ``effective_scopes``).
+PERSON_COLUMNS: Final = (
+    ", ".join(f"u.{name}" for name in UserRecord.__struct_fields__)  # noqa: S608 - fixed text
+    + """,
     ARRAY(
         SELECT ARRAY[f.claim_name, f.claim_scope, f.data_type, v.value]
         FROM profile_values AS v JOIN profile_fields AS f ON f.id = v.field_id
@@ -86,6 +87,7 @@ PERSON_COLUMNS: Final = """
             WHERE gm.user_id = u.id
         )
     ) AS held"""
+)
 
 _LOAD_PERSON: Final = f"SELECT {PERSON_COLUMNS} FROM users AS u WHERE u.id = $1"  # noqa: S608
 _AUTHORIZE_VIEW: Final = f"""
@@ -93,27 +95,17 @@ SELECT {PERSON_COLUMNS}, {CONSENTED_SCOPES_SQL.format(user="u.id", client="$2")}
 FROM users AS u WHERE u.id = $1
 """  # noqa: S608 - fixed text, values are parameters
 _SELF_SERVICE: Final = frozenset(SELF_SERVICE_SCOPES)
+_FACTS: Final = len(UserRecord.__struct_fields__)
 
 
 def person_from_row(row: Sequence[Any], start: int = 0) -> Person | None:
     """The :class:`Person` in the columns of :data:`PERSON_COLUMNS` from ``row[start]``;
     None when absent."""
-    (user_id, email, username, display_name, picture, verified, disabled, updated_at) = row[
-        start : start + 8
-    ]
-    if user_id is None:
+    if row[start] is None:
         return None
-    mapped, held = row[start + 8], row[start + 9]
-    user = UserRecord(
-        id=user_id,
-        email=email,
-        username=username,
-        display_name=display_name,
-        picture=picture,
-        email_verified=verified,
-        disabled=disabled,
-        updated_at=updated_at,
-    )
+    facts = row[start : start + _FACTS]
+    user = UserRecord(**dict(zip(UserRecord.__struct_fields__, facts, strict=True)))
+    mapped, held = row[start + _FACTS], row[start + _FACTS + 1]
     found = tuple(
         MappedClaim(name, scope, kind, value)
         for name, scope, kind, value in mapped or ()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar import Controller, Request, Response, post
+from litestar import Request, Response
 
 from idp_common.protocol.rfc8414_metadata import INTROSPECTION_PATH
 from idp_common.state.address_limits import INTROSPECT
@@ -24,19 +24,13 @@ from token_service.introspection import (
     introspect_refresh_token,
     looks_like_jwt,
 )
-from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
+from token_service.oauth_errors import OAuthController, json_response, oauth_post
 from token_service.token_hint import read_token_request
 
 
-class IntrospectionController(Controller):
-    tags = ["oauth2"]
-    exception_handlers = OAUTH_EXCEPTION_HANDLERS
-
-    @post(
-        INTROSPECTION_PATH,
-        operation_id="introspect",
-        summary="Inspect a token (RFC 7662), confidential clients only",
-        status_code=200,
+class IntrospectionController(OAuthController):
+    @oauth_post(
+        INTROSPECTION_PATH, "introspect", "Inspect a token (RFC 7662), confidential clients only"
     )
     async def introspect(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         deps, token, client = await read_token_request(request, INTROSPECT, confidential_only=True)

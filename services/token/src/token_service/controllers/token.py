@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Final
 
-from litestar import Controller, Request, Response, post
+from litestar import Request, Response
 
 from idp_common.protocol.rfc6749_errors import (
     InvalidClient,
@@ -26,21 +26,13 @@ from token_service.context import GrantDeps, token_context
 from token_service.forms import CLIENT_AUTH_FIELDS, TokenRequest, field_names, read_form, to_struct
 from token_service.grants import GRANTS
 from token_service.limits import enforce_token_limit
-from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
+from token_service.oauth_errors import OAuthController, json_response, oauth_post
 
 _KNOWN: Final = field_names(TokenRequest)
 
 
-class TokenController(Controller):
-    tags = ["oauth2"]
-    exception_handlers = OAUTH_EXCEPTION_HANDLERS
-
-    @post(
-        TOKEN_PATH,
-        operation_id="token",
-        summary="Exchange a grant for tokens (RFC 6749 §3.2)",
-        status_code=200,
-    )
+class TokenController(OAuthController):
+    @oauth_post(TOKEN_PATH, "token", "Exchange a grant for tokens (RFC 6749 §3.2)")
     async def token(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
         await enforce_token_limit(deps)

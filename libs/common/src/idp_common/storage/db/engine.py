@@ -56,7 +56,11 @@ class _InSession:
         return f"{query.split(None, 1)[0].upper()} {getattr(result, 'rowcount', 0)}"
 
 
-def statements(db: AsyncSession | DriverConnection) -> DriverConnection:
+#: Where a repository statement runs: an ORM session (its transaction) or a hot connection.
+Db = AsyncSession | DriverConnection
+
+
+def statements(db: Db) -> DriverConnection:
     """Where a repository's SQL runs: the hot connection itself, or the session's
     transaction."""
     return _InSession(db) if isinstance(db, AsyncSession) else db

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 import msgspec
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.protocol.constants import AUTHORIZATION_CODE_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
@@ -129,6 +130,12 @@ async def create_authorization_code(
             *(code_challenge, code_challenge_method, session_sid, auth_time, acr, amr, expires),
         )
     return code
+
+
+async def delete_expired_codes(db: AsyncSession, cutoff: datetime) -> int:
+    """The cleanup job: delete the codes that expired before ``cutoff``; count them."""
+    sql = "DELETE FROM authorization_codes WHERE expires_at < $1 RETURNING grant_id"
+    return len(await statements(db).fetch(sql, cutoff))
 
 
 def code_of(row: Any) -> CodeGrant:

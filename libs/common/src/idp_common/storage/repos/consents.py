@@ -15,12 +15,9 @@ from datetime import datetime
 from typing import Final
 
 from sqlalchemy import ColumnElement, exists
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.storage.db.engine import DriverConnection, statements
+from idp_common.storage.db.engine import Db, statements
 from idp_common.storage.db.models import Client, Consent
-
-Db = AsyncSession | DriverConnection
 
 #: The scopes ``{user}`` consented to for ``{client}`` (SQL expressions), as a subquery:
 #: for a read that joins it (the authorize endpoint's one statement).

@@ -21,11 +21,8 @@ from datetime import datetime
 from typing import Any, Final
 
 import msgspec
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.storage.db.engine import DriverConnection, statements
-
-Db = AsyncSession | DriverConnection
+from idp_common.storage.db.engine import Db, statements
 
 #: Notification channels are per database and every deployment (and test run) has its
 #: own database, so one channel name serves them all.

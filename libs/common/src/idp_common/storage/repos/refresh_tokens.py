@@ -31,12 +31,11 @@ from typing import Any, Final, TypeVar
 
 import msgspec
 from sqlalchemy import ColumnElement, exists, text
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.protocol.constants import REFRESH_TOKEN_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant
-from idp_common.storage.db.engine import DriverConnection, statements
+from idp_common.storage.db.engine import Db, statements
 from idp_common.storage.db.hot_pool import Database, JoinedRead
 from idp_common.storage.db.models import Client, RefreshToken
 from idp_common.storage.repos.audit import AuditEntry, write_audit
@@ -45,7 +44,6 @@ log = logging.getLogger("idp.refresh_tokens")
 AUDIT_REFRESH_REUSED: Final = "token.refresh_reused"
 P = TypeVar("P")
 T = TypeVar("T")
-Db = AsyncSession | DriverConnection
 
 
 def active_sql(table: str, now: str) -> str:
@@ -256,11 +254,16 @@ async def revoke_by_sessions(db: Db, sids: list[str], now: datetime) -> int:
     return await _revoke(db, "session_sid = ANY($2::text[])", now, sids)
 
 
+async def delete_expired_refresh_tokens(db: Db, cutoff: datetime) -> int:
+    """The cleanup job: delete the rows that expired before ``cutoff``; count them."""
+    sql = "DELETE FROM refresh_tokens WHERE expires_at < $1 RETURNING id"
+    return len(await statements(db).fetch(sql, cutoff))
+
+
 async def revoke_person_tokens(
     db: Db, user_id: uuid.UUID, now: datetime, *, client_pk: uuid.UUID | None = None
 ) -> int:
-    """Revoke every refresh token of a person, whatever session issued it (also
-    ``offline_access`` ones); only ``client_pk``'s when given."""
+    """Revoke every refresh token of a person (``client_pk``'s only, when given)."""
     if client_pk is None:
         return await _revoke(db, "user_id = $2", now, user_id)
     return await _revoke(db, "user_id = $2 AND client_pk = $3", now, user_id, client_pk)
@@ -279,17 +282,14 @@ async def revoke_token(
 
 def held_by(user_id: uuid.UUID) -> ColumnElement[bool]:
     """The client (``Client``) holds an active refresh token of the person."""
-    return exists().where(
-        text(active_sql("refresh_tokens", "now()")),
-        RefreshToken.user_id == user_id,
-        RefreshToken.client_pk == Client.id,
-    )
+    held = (RefreshToken.user_id == user_id) & (RefreshToken.client_pk == Client.id)
+    return exists().where(text(active_sql("refresh_tokens", "now()")), held)
 
 
 async def holdings(
     db: Db, user_id: uuid.UUID, client_pks: list[uuid.UUID]
 ) -> dict[uuid.UUID, tuple[datetime, set[str]]]:
-    """Per client: the oldest active refresh token's issue and the scopes they carry."""
+    """Per client: the oldest active token's issue and the scopes they carry."""
     rows = await statements(db).fetch(
         "SELECT t.client_pk, min(t.issued_at), array_agg(t.scope) FROM refresh_tokens AS t"  # noqa: S608
         f" WHERE t.user_id = $1 AND t.client_pk = ANY($2::uuid[]) AND {active_sql('t', 'now()')}"
