@@ -66,6 +66,17 @@ async def person_with_token(
     return record
 
 
+@pytest.fixture
+def store(redis_client: Redis, prefix: str) -> SessionStore:
+    return SessionStore(redis_client, prefix)
+
+
+@pytest.fixture
+async def record(sessions: async_sessionmaker[AsyncSession], store: SessionStore) -> BrowserSession:
+    """A person's browser session with a refresh token issued in it."""
+    return await person_with_token(sessions, store)
+
+
 async def counts(sessions: async_sessionmaker[AsyncSession], sid: str) -> tuple[int, int]:
     """(outbox events of the session, its live refresh tokens)."""
     async with sessions() as db:
@@ -93,10 +104,10 @@ async def end(
 
 
 async def test_redis_is_left_alone_until_the_transaction_commits(
-    sessions: async_sessionmaker[AsyncSession], redis_client: Redis, prefix: str
+    sessions: async_sessionmaker[AsyncSession],
+    store: SessionStore,
+    record: BrowserSession,
 ) -> None:
-    store = SessionStore(redis_client, prefix)
-    record = await person_with_token(sessions, store)
     async with sessions() as db:
         await end_sessions(db, store, [record], reason="logout", nats_prefix="t")
         assert await store.get_session_by_sid(record.sid) is not None  # not committed yet
@@ -112,10 +123,10 @@ async def test_redis_is_left_alone_until_the_transaction_commits(
 
 
 async def test_a_failed_transaction_leaves_everything_for_the_retry(
-    sessions: async_sessionmaker[AsyncSession], redis_client: Redis, prefix: str
+    sessions: async_sessionmaker[AsyncSession],
+    store: SessionStore,
+    record: BrowserSession,
 ) -> None:
-    store = SessionStore(redis_client, prefix)
-    record = await person_with_token(sessions, store)
     with pytest.raises(RuntimeError):
         async with sessions.begin() as db:
             await end_sessions(db, store, [record], reason="logout", nats_prefix="t")
@@ -128,12 +139,14 @@ async def test_a_failed_transaction_leaves_everything_for_the_retry(
 
 
 async def test_a_retry_after_the_redis_step_failed_writes_no_second_event(
-    sessions: async_sessionmaker[AsyncSession], redis_client: Redis, prefix: str
+    sessions: async_sessionmaker[AsyncSession],
+    store: SessionStore,
+    record: BrowserSession,
+    redis_client: Redis,
+    prefix: str,
 ) -> None:
     """The commit went through, the deletion from Redis did not: the session is still
     there; ending it again deletes it and announces nothing twice."""
-    store = SessionStore(redis_client, prefix)
-    record = await person_with_token(sessions, store)
     key = f"{prefix}session:{record.sid}"
     stored = await redis_client.get(key)
     assert await end(sessions, store, [record]) == 1
@@ -144,12 +157,12 @@ async def test_a_retry_after_the_redis_step_failed_writes_no_second_event(
 
 
 async def test_a_transaction_rolled_back_drops_its_deletions(
-    sessions: async_sessionmaker[AsyncSession], redis_client: Redis, prefix: str
+    sessions: async_sessionmaker[AsyncSession],
+    store: SessionStore,
+    record: BrowserSession,
 ) -> None:
     """Deletions waiting on a session whose transaction failed are dropped: a later
     transaction of the same session object does not delete them."""
-    store = SessionStore(redis_client, prefix)
-    record = await person_with_token(sessions, store)
     async with sessions() as db:
         await end_sessions(db, store, [record], reason="logout", nats_prefix="t")
         with pytest.raises(Exception, match="division"):
@@ -162,10 +175,10 @@ async def test_a_transaction_rolled_back_drops_its_deletions(
 
 
 async def test_a_session_closed_without_commit_drops_its_deletions(
-    sessions: async_sessionmaker[AsyncSession], redis_client: Redis, prefix: str
+    sessions: async_sessionmaker[AsyncSession],
+    store: SessionStore,
+    record: BrowserSession,
 ) -> None:
-    store = SessionStore(redis_client, prefix)
-    record = await person_with_token(sessions, store)
     db = sessions()
     await end_sessions(db, store, [record], reason="logout", nats_prefix="t")
     await db.close()  # the request gave up: no commit, no rollback called

@@ -10,7 +10,7 @@ from PIL import Image, ImageCms, PngImagePlugin
 
 from idp_common.avatars import names
 from idp_common.avatars.images import ImageRejected, clean_photo, open_image
-from idp_common.avatars.upload import read_upload
+from idp_common.avatars.upload import Upload, read_upload
 from idp_common.errors import ContentTooLarge, InvalidArgument, UnsupportedMediaType
 
 FORMAT_OF = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP"}
@@ -176,6 +176,17 @@ async def test_another_body_type_is_415_and_an_empty_body_422() -> None:
     assert empty.value.errors[0].field == "body"
 
 
+async def read_form(body: bytes, limit: int, options: dict[str, str] | None = None) -> Upload:
+    """``read_upload`` of a multipart form sent in one chunk without a declared length."""
+    return await read_upload(
+        stream([body]),
+        "multipart/form-data",
+        {"boundary": "b0undary"} if options is None else options,
+        declared_length=None,
+        limit=limit,
+    )
+
+
 async def test_the_file_field_of_a_form_is_read() -> None:
     data = photo("image/jpeg")
     body = form([("file", "image/jpeg", data)])
@@ -204,13 +215,7 @@ async def test_a_bad_form_is_422_naming_the_field(
 ) -> None:
     body = form(fields)
     with pytest.raises(InvalidArgument) as refused:
-        await read_upload(
-            stream([body]),
-            "multipart/form-data",
-            {"boundary": "b0undary"},
-            declared_length=None,
-            limit=1000,
-        )
+        await read_form(body, limit=1000)
     assert refused.value.errors[0].field == named
 
 
@@ -221,18 +226,10 @@ async def test_a_form_without_file_or_broken_is_422() -> None:
         (b"whatever", {}),
     ):
         with pytest.raises(InvalidArgument):
-            await read_upload(
-                stream([body]), "multipart/form-data", options, declared_length=None, limit=100
-            )
+            await read_form(body, limit=100, options=options)
 
 
 async def test_a_form_file_past_the_limit_is_413() -> None:
     body = form([("file", "image/png", b"x" * 101)])
     with pytest.raises(ContentTooLarge):
-        await read_upload(
-            stream([body]),
-            "multipart/form-data",
-            {"boundary": "b0undary"},
-            declared_length=None,
-            limit=100,
-        )
+        await read_form(body, limit=100)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from idp_common.crypto.jwt import (
@@ -18,16 +20,24 @@ from libs.common.tests.unit.crypto_jwt.support import (
 )
 
 
-def test_access_token_claims_minimal() -> None:
-    result = access_token_claims(
+def claims_for_console(
+    scope: list[str] | tuple[str, ...], jti: str, **optional: Any
+) -> dict[str, Any]:
+    """The access token claims of ``user-1`` for the console, issued at ``NOW``."""
+    return access_token_claims(
         issuer=ISSUER,
         subject="user-1",
         audience=AUDIENCE,
         client_id="console",
-        scope=["openid", "idp:users:read", "openid"],
+        scope=scope,
         now=NOW,
-        jti="jti-1",
+        jti=jti,
+        **optional,
     )
+
+
+def test_access_token_claims_minimal() -> None:
+    result = claims_for_console(["openid", "idp:users:read", "openid"], "jti-1")
     assert result == {
         "iss": ISSUER,
         "sub": "user-1",
@@ -41,15 +51,10 @@ def test_access_token_claims_minimal() -> None:
 
 
 def test_access_token_claims_optional_members_and_ttl() -> None:
-    result = access_token_claims(
-        issuer=ISSUER,
-        subject="user-1",
-        audience=AUDIENCE,
-        client_id="console",
-        scope=(),
-        now=NOW,
+    result = claims_for_console(
+        (),
+        "jti-2",
         ttl=60,
-        jti="jti-2",
         auth_time=NOW - 30,
         acr="urn:idp:acr:2fa",
         amr=["pwd", "otp", "mfa"],
@@ -66,27 +71,11 @@ def test_access_token_claims_optional_members_and_ttl() -> None:
 @pytest.mark.parametrize("bad", [["two words"], [""]])
 def test_access_token_claims_refuse_bad_scope_values(bad: list[str]) -> None:
     with pytest.raises(ValueError, match="scope"):
-        access_token_claims(
-            issuer=ISSUER,
-            subject="s",
-            audience=AUDIENCE,
-            client_id="c",
-            scope=bad,
-            now=NOW,
-            jti="j",
-        )
+        claims_for_console(bad, "j")
 
 
 def test_access_token_round_trip_with_at_jwt_typ() -> None:
-    at_claims = access_token_claims(
-        issuer=ISSUER,
-        subject="user-1",
-        audience=AUDIENCE,
-        client_id="console",
-        scope=["idp:account:read"],
-        now=NOW,
-        jti="jti-3",
-    )
+    at_claims = claims_for_console(["idp:account:read"], "jti-3")
     token = sign_jwt(at_claims, KEYS, typ="at+jwt")
     assert verify(token, typ="at+jwt", now=NOW + 599) == at_claims
     with pytest.raises(InvalidToken, match="expired"):
