@@ -4,6 +4,8 @@
  * (`credentials: "same-origin"`): the response that completes authentication sets it.
  */
 
+import type { FieldError, Problem } from "../../shared/problem";
+
 const BASE = "/api/v1/auth";
 
 export type Step = "password" | "totp" | "face" | "consent" | "done";
@@ -33,17 +35,7 @@ export interface StepResult {
   redirectTo?: string;
 }
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-export interface Problem {
-  title?: string;
-  detail?: string;
-  code?: string;
-  errors?: FieldError[];
-}
+export type { FieldError, Problem } from "../../shared/problem";
 
 /** The API answered with an error status. */
 export class ApiError extends Error {

@@ -31,26 +31,39 @@ export interface Route {
   screen: ComponentType<{ params: Record<string, string> }>;
 }
 
+type Screen = Route["screen"];
+
+/** A self-service screen under /console/account/ (the profile is /console/ itself). */
+const account = (path: string, nav: string, scope: string, screen: Screen): Route => ({
+  path: `/console/${path}`,
+  nav,
+  section: "account",
+  scope,
+  screen,
+});
+
+/** An administration list and the detail screen of one of its records (`…/:id`). */
+const admin = (path: string, nav: string, resource: string, list: Screen, detail?: Screen): Route[] => {
+  const scope = `idp:${resource}:read`;
+  const routes: Route[] = [{ path: `/console/admin/${path}`, nav, section: "admin", scope, screen: list }];
+  if (detail) routes.push({ path: `/console/admin/${path}/:id`, section: "admin", scope, screen: detail });
+  return routes;
+};
+
 export const ROUTES: Route[] = [
-  { path: "/console/", nav: "Profile", section: "account", scope: "idp:account:read", screen: ProfileScreen },
-  { path: "/console/account/email", nav: "Email", section: "account", scope: "idp:account:read", screen: EmailScreen },
-  { path: "/console/account/password", nav: "Password", section: "account", scope: "idp:account:read", screen: PasswordScreen },
-  { path: "/console/account/authenticator", nav: "Authenticator", section: "account", scope: "idp:account:read", screen: AuthenticatorScreen },
-  { path: "/console/account/face", nav: "Face sign-in", section: "account", scope: "idp:account:read", screen: FaceScreen },
-  { path: "/console/account/sessions", nav: "Sessions", section: "account", scope: "idp:sessions:read", screen: SessionsScreen },
-  { path: "/console/account/connections", nav: "Connected applications", section: "account", scope: "idp:connections:read", screen: ConnectionsScreen },
-  { path: "/console/account/permissions", nav: "My permissions", section: "account", scope: "idp:account:read", screen: PermissionsScreen },
-  { path: "/console/admin/apis", nav: "APIs and scopes", section: "admin", scope: "idp:apis:read", screen: ApisScreen },
-  { path: "/console/admin/apis/:id", section: "admin", scope: "idp:apis:read", screen: ApiScreen },
-  { path: "/console/admin/clients", nav: "Clients", section: "admin", scope: "idp:clients:read", screen: ClientsScreen },
-  { path: "/console/admin/clients/:id", section: "admin", scope: "idp:clients:read", screen: ClientScreen },
-  { path: "/console/admin/groups", nav: "Groups", section: "admin", scope: "idp:groups:read", screen: GroupsScreen },
-  { path: "/console/admin/groups/:id", section: "admin", scope: "idp:groups:read", screen: GroupScreen },
-  { path: "/console/admin/roles", nav: "Roles", section: "admin", scope: "idp:roles:read", screen: RolesScreen },
-  { path: "/console/admin/roles/:id", section: "admin", scope: "idp:roles:read", screen: RoleScreen },
-  { path: "/console/admin/users", nav: "Users", section: "admin", scope: "idp:users:read", screen: UsersScreen },
-  { path: "/console/admin/users/:id", section: "admin", scope: "idp:users:read", screen: UserScreen },
-  { path: "/console/admin/profile-fields", nav: "Profile fields", section: "admin", scope: "idp:profile-fields:read", screen: ProfileFieldsScreen },
-  { path: "/console/admin/profile-fields/:id", section: "admin", scope: "idp:profile-fields:read", screen: ProfileFieldScreen },
-  { path: "/console/admin/audit", nav: "Audit log", section: "admin", scope: "idp:audit:read", screen: AuditScreen },
+  account("", "Profile", "idp:account:read", ProfileScreen),
+  account("account/email", "Email", "idp:account:read", EmailScreen),
+  account("account/password", "Password", "idp:account:read", PasswordScreen),
+  account("account/authenticator", "Authenticator", "idp:account:read", AuthenticatorScreen),
+  account("account/face", "Face sign-in", "idp:account:read", FaceScreen),
+  account("account/sessions", "Sessions", "idp:sessions:read", SessionsScreen),
+  account("account/connections", "Connected applications", "idp:connections:read", ConnectionsScreen),
+  account("account/permissions", "My permissions", "idp:account:read", PermissionsScreen),
+  ...admin("apis", "APIs and scopes", "apis", ApisScreen, ApiScreen),
+  ...admin("clients", "Clients", "clients", ClientsScreen, ClientScreen),
+  ...admin("groups", "Groups", "groups", GroupsScreen, GroupScreen),
+  ...admin("roles", "Roles", "roles", RolesScreen, RoleScreen),
+  ...admin("users", "Users", "users", UsersScreen, UserScreen),
+  ...admin("profile-fields", "Profile fields", "profile-fields", ProfileFieldsScreen, ProfileFieldScreen),
+  ...admin("audit", "Audit log", "audit", AuditScreen),
 ];

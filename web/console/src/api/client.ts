@@ -8,21 +8,10 @@
  * - 403 with `error="insufficient_user_authentication"` (RFC 9470): the person is sent
  *   through sign-in again with the `max_age` the API asked for, and back to this screen.
  */
+import type { Problem } from "../../../shared/problem";
 import { beginSignIn, levelOutOfReach, refreshTokens, signedIn } from "../auth/session";
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-export interface Problem {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  code?: string;
-  errors?: FieldError[];
-}
+export type { FieldError, Problem } from "../../../shared/problem";
 
 export class ApiError extends Error {
   constructor(

@@ -12,3 +12,15 @@ export interface EffectiveScope {
   scope: string;
   sources: ScopeSource[];
 }
+
+/** A key for one reason, unique among the reasons a scope is held. */
+export function sourceKey(source: ScopeSource): string {
+  switch (source.kind) {
+    case "role":
+      return `role:${source.roleId}`;
+    case "group":
+      return `group:${source.groupId}:${source.roleId}`;
+    default:
+      return source.kind;
+  }
+}

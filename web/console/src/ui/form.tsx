@@ -168,19 +168,10 @@ function useDescribedBy(hint: ReactNode, error: string | undefined) {
   return { id, hintId, errorId, describedBy };
 }
 
-function Frame({
-  id,
-  label,
-  hint,
-  hintId,
-  error,
-  errorId,
-  children,
-  className = "field",
-}: FieldFrame & { id: string; hintId?: string | undefined; errorId?: string | undefined; children: ReactNode; className?: string }) {
+/** The hint and the error sentence of a control, with the ids its `aria-describedby` names. */
+function HintAndError({ hint, hintId, error, errorId }: { hint: ReactNode; hintId?: string | undefined; error?: string | undefined; errorId?: string | undefined }) {
   return (
-    <div className={error ? `${className} has-error` : className}>
-      <label htmlFor={id}>{label}</label>
+    <>
       {hint ? (
         <p className="hint" id={hintId}>
           {hint}
@@ -191,7 +182,25 @@ function Frame({
           {error}
         </p>
       ) : null}
-      {children}
+    </>
+  );
+}
+
+/** What a labelled control carries: its id and the accessibility state of its hint and error. */
+interface ControlProps {
+  id: string;
+  "aria-describedby": string | undefined;
+  "aria-invalid": true | undefined;
+}
+
+/** A label, the hint, the error and the control `render` draws, tied together by ids. */
+function Framed({ label, hint, error, render }: FieldFrame & { render: (control: ControlProps) => ReactNode }) {
+  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
+  return (
+    <div className={error ? "field has-error" : "field"}>
+      <label htmlFor={id}>{label}</label>
+      <HintAndError hint={hint} hintId={hintId} error={error} errorId={errorId} />
+      {render({ id, "aria-describedby": describedBy, "aria-invalid": error ? true : undefined })}
     </div>
   );
 }
@@ -200,40 +209,34 @@ type InputProps = FieldFrame & Omit<InputHTMLAttributes<HTMLInputElement>, "id">
 
 /** A labelled input (text, email, password, number, date, url, tel, search, file). */
 export function TextField({ label, hint, error, ...input }: InputProps) {
-  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
-  return (
-    <Frame id={id} label={label} hint={hint} hintId={hintId} error={error} errorId={errorId}>
-      <input id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...input} />
-    </Frame>
-  );
+  return <Framed label={label} hint={hint} error={error} render={(control) => <input {...control} {...input} />} />;
 }
 
 type TextAreaProps = FieldFrame & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "id">;
 
 export function TextArea({ label, hint, error, ...area }: TextAreaProps) {
-  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
-  return (
-    <Frame id={id} label={label} hint={hint} hintId={hintId} error={error} errorId={errorId}>
-      <textarea id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...area} />
-    </Frame>
-  );
+  return <Framed label={label} hint={hint} error={error} render={(control) => <textarea {...control} {...area} />} />;
 }
 
 type SelectProps = FieldFrame &
   Omit<SelectHTMLAttributes<HTMLSelectElement>, "id"> & { options: { value: string; label: string }[] };
 
 export function SelectField({ label, hint, error, options, ...select }: SelectProps) {
-  const { id, hintId, errorId, describedBy } = useDescribedBy(hint, error);
   return (
-    <Frame id={id} label={label} hint={hint} hintId={hintId} error={error} errorId={errorId}>
-      <select id={id} aria-describedby={describedBy} aria-invalid={error ? true : undefined} {...select}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </Frame>
+    <Framed
+      label={label}
+      hint={hint}
+      error={error}
+      render={(control) => (
+        <select {...control} {...select}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 
@@ -255,16 +258,7 @@ export function Checkbox({ label, hint, error, ...input }: CheckboxProps) {
         {...input}
       />
       <label htmlFor={id}>{label}</label>
-      {hint ? (
-        <p className="hint" id={hintId}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="field-error" id={errorId}>
-          {error}
-        </p>
-      ) : null}
+      <HintAndError hint={hint} hintId={hintId} error={error} errorId={errorId} />
     </div>
   );
 }
@@ -296,16 +290,7 @@ export function CheckboxGroup({
       aria-describedby={[hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined}
     >
       <legend>{legend}</legend>
-      {hint ? (
-        <p className="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      ) : null}
+      <HintAndError hint={hint} hintId={`${id}-hint`} error={error} errorId={`${id}-error`} />
       {options.length === 0 ? <p className="empty">None to choose from.</p> : null}
       {options.map((option) => (
         <Checkbox

@@ -1,5 +1,5 @@
-import type { ReactNode } from "react";
-import { setQuery, useLocation } from "../router";
+import { Fragment, type ReactNode } from "react";
+import { Link, setQuery, useLocation } from "../router";
 import { SelectField } from "./form";
 
 export interface Column<T> {
@@ -145,4 +145,38 @@ export function formatTime(value: string | number | null | undefined): string {
   if (value === null || value === undefined || value === "") return "—";
   const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
   return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+}
+
+/** The first column of a list: the record's name, linked to its detail screen. */
+export function nameColumn<T>(header: string, to: (row: T) => string, name: (row: T) => ReactNode): Column<T> {
+  return { header, rowHeader: true, cell: (row) => <Link to={to(row)}>{name(row)}</Link> };
+}
+
+/** A row's button label that names the row for screen readers ("Delete app:notes:read"). */
+export function rowLabel(verb: string, item: string): ReactNode {
+  return (
+    <>
+      {verb}
+      <span className="visually-hidden"> {item}</span>
+    </>
+  );
+}
+
+/** One row of {@link Facts}: a term and its value; `false` or `null` leaves the row out. */
+export type Fact = readonly [string, ReactNode] | false | null;
+
+/** Facts about a record as a description list (`<dl class="facts">`). */
+export function Facts({ rows, label }: { rows: Fact[]; label?: string }) {
+  return (
+    <dl className="facts" aria-label={label}>
+      {rows.map((row) =>
+        row ? (
+          <Fragment key={row[0]}>
+            <dt>{row[0]}</dt>
+            <dd>{row[1]}</dd>
+          </Fragment>
+        ) : null,
+      )}
+    </dl>
+  );
 }

@@ -7,58 +7,49 @@ import { useState } from "react";
 import { get, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Panel, Screen } from "../../ui/Screen";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { blankErrors, useForm } from "../../ui/bind";
+import { Form, SubmitButton, TextField } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { Notice } from "../../ui/table";
 import type { Profile } from "./api";
 
 function EmailForm({ onChanged }: { onChanged: (profile: Profile) => void }) {
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
-  const submission = useSubmit(
-    async () => {
+  const form = useForm(
+    { email: "", currentPassword: "" },
+    async ({ email, currentPassword }) => {
       setNotice(null);
-      const profile = await post<Profile>("/entity/credentials/email", {
-        email: email.trim(),
-        currentPassword: password,
-      });
-      setEmail("");
-      setPassword("");
+      const profile = await post<Profile>("/entity/credentials/email", { email: email.trim(), currentPassword });
+      form.reset();
       onChanged(profile);
       setNotice(
         `Your sign-in email address is now ${profile.email}. Use it the next time you sign in; ` +
           "a notice was sent to the previous address.",
       );
     },
-    () => {
-      const errors: Record<string, string> = {};
-      if (!email.trim()) errors.email = "Enter the new email address.";
-      if (!password) errors.currentPassword = "Enter your current password.";
-      return errors;
-    },
+    (values) => ({
+      ...blankErrors(values, { email: "Enter the new email address." }),
+      ...(values.currentPassword ? {} : { currentPassword: "Enter your current password." }),
+    }),
   );
+  const { submission, text } = form;
   return (
     <Form submission={submission} label="Change your email address">
       {notice ? <Notice>{notice}</Notice> : null}
       <TextField
         label="New email address"
-        error={submission.fieldError("email")}
         type="email"
         autoComplete="email"
         autoCapitalize="none"
         spellCheck={false}
-        value={email}
-        onChange={(event) => setEmail(event.currentTarget.value)}
+        {...text("email")}
       />
       <TextField
         label="Current password"
         hint="To confirm it is you."
-        error={submission.fieldError("currentPassword")}
         type="password"
         autoComplete="current-password"
-        value={password}
-        onChange={(event) => setPassword(event.currentTarget.value)}
+        {...text("currentPassword")}
       />
       <div className="form-row">
         <SubmitButton busy={submission.busy}>Change email</SubmitButton>

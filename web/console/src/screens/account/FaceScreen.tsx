@@ -5,53 +5,40 @@
  * cannot be used, next to the file input; 503 means this server has no face sign-in.
  */
 import { useState } from "react";
-import { ApiError, del, get, put } from "../../api/client";
+import { ApiError, del, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Panel, Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { Form, SubmitButton, TextField } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { Notice, formatTime } from "../../ui/table";
-import { type FaceStatus, explainUpload } from "./api";
+import type { FaceStatus } from "./api";
+import { useImageUpload } from "./upload";
 
 const UNAVAILABLE = "Face sign-in is not available on this server.";
 
 type FaceLoad = { available: false } | { available: true; status: FaceStatus };
 
 function Enrol({ enrolled, onDone }: { enrolled: boolean; onDone: (status: FaceStatus) => void }) {
-  const [file, setFile] = useState<File | null>(null);
-  const [inputKey, setInputKey] = useState(0);
-  const submission = useSubmit(
-    async () => {
-      let status: FaceStatus;
-      try {
-        status = await put<FaceStatus>("/entity/face", file);
-      } catch (error) {
-        throw explainUpload(error, UNAVAILABLE, "face");
-      }
-      setFile(null);
-      setInputKey((key) => key + 1);
-      onDone(status);
+  const { submission, inputKey, input } = useImageUpload<FaceStatus>({
+    path: "/entity/face",
+    field: "face",
+    unavailable: UNAVAILABLE,
+    refuse: (file) => {
+      if (!file) return "Choose a photo of your face first.";
+      if (!file.type.startsWith("image/")) return "Choose an image (a PNG, JPEG or WebP photo).";
+      return null;
     },
-    () => {
-      if (!file) return { face: "Choose a photo of your face first." };
-      if (!file.type.startsWith("image/")) return { face: "Choose an image (a PNG, JPEG or WebP photo)." };
-      return {};
-    },
-  );
+    onUploaded: onDone,
+  });
   return (
     <Form submission={submission} label={enrolled ? "Replace your face" : "Enrol your face"}>
       <TextField
         key={inputKey}
         label="Photo of your face"
         hint="A sharp, well-lit photo showing only you, facing the camera, your face large in the picture."
-        error={submission.fieldError("face")}
-        type="file"
         accept="image/*"
-        onChange={(event) => {
-          setFile(event.currentTarget.files?.[0] ?? null);
-          submission.reset();
-        }}
+        {...input}
       />
       <div className="form-row">
         <SubmitButton busy={submission.busy} busyLabel="Checking the photo…">

@@ -9,53 +9,36 @@ import { useState } from "react";
 import { post } from "../../api/client";
 import { beginSignIn, hasScope } from "../../auth/session";
 import { Panel, Screen } from "../../ui/Screen";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { useForm } from "../../ui/bind";
+import { Form, SubmitButton, TextField } from "../../ui/form";
 import { Notice } from "../../ui/table";
 
 function PasswordForm({ onChanged }: { onChanged: () => void }) {
-  const [current, setCurrent] = useState("");
-  const [next, setNext] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const submission = useSubmit(
-    async () => {
-      await post<void>("/entity/credentials/password", { currentPassword: current, newPassword: next });
+  const { submission, text } = useForm(
+    { currentPassword: "", newPassword: "", confirmPassword: "" },
+    async ({ currentPassword, newPassword }) => {
+      await post<void>("/entity/credentials/password", { currentPassword, newPassword });
       onChanged();
     },
-    () => {
+    ({ currentPassword, newPassword, confirmPassword }) => {
       const errors: Record<string, string> = {};
-      if (!current) errors.currentPassword = "Enter your current password.";
-      if (!next) errors.newPassword = "Enter a new password.";
-      if (next && confirm !== next) errors.confirmPassword = "The two new passwords are not the same.";
+      if (!currentPassword) errors.currentPassword = "Enter your current password.";
+      if (!newPassword) errors.newPassword = "Enter a new password.";
+      if (newPassword && confirmPassword !== newPassword) errors.confirmPassword = "The two new passwords are not the same.";
       return errors;
     },
   );
   return (
     <Form submission={submission} label="Change your password">
-      <TextField
-        label="Current password"
-        error={submission.fieldError("currentPassword")}
-        type="password"
-        autoComplete="current-password"
-        value={current}
-        onChange={(event) => setCurrent(event.currentTarget.value)}
-      />
+      <TextField label="Current password" type="password" autoComplete="current-password" {...text("currentPassword")} />
       <TextField
         label="New password"
         hint="At least 8 characters; a few unusual words make a good one. Common passwords are refused."
-        error={submission.fieldError("newPassword")}
         type="password"
         autoComplete="new-password"
-        value={next}
-        onChange={(event) => setNext(event.currentTarget.value)}
+        {...text("newPassword")}
       />
-      <TextField
-        label="New password again"
-        error={submission.fieldError("confirmPassword")}
-        type="password"
-        autoComplete="new-password"
-        value={confirm}
-        onChange={(event) => setConfirm(event.currentTarget.value)}
-      />
+      <TextField label="New password again" type="password" autoComplete="new-password" {...text("confirmPassword")} />
       <div className="form-row">
         <SubmitButton busy={submission.busy} busyLabel="Changing…">
           Change password

@@ -10,7 +10,7 @@ import { hasScope } from "../../auth/session";
 import { Link } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable } from "../../ui/table";
+import { EffectiveScopesTable } from "../../ui/EffectiveScopes";
 import type { EffectiveScope, ScopeSource } from "./api";
 
 function named(kind: "roles" | "groups", id: string, name: string): ReactNode {
@@ -35,17 +35,6 @@ function Source({ source }: { source: ScopeSource }) {
   }
 }
 
-function sourceKey(source: ScopeSource): string {
-  switch (source.kind) {
-    case "role":
-      return `role:${source.roleId}`;
-    case "group":
-      return `group:${source.groupId}:${source.roleId}`;
-    default:
-      return source.kind;
-  }
-}
-
 export function PermissionsScreen(_props: { params: Record<string, string> }) {
   const { state, reload } = useLoad(
     (signal) => get<{ items: EffectiveScope[] }>("/entity/permissions", undefined, signal),
@@ -58,26 +47,13 @@ export function PermissionsScreen(_props: { params: Record<string, string> }) {
     >
       <Loaded state={state} reload={reload} label="Loading your permissions…">
         {(answer) => (
-          <DataTable
+          <EffectiveScopesTable
             caption="Your scopes"
-            rows={answer.items}
-            rowKey={(item) => item.scope}
+            items={answer.items}
             empty="Your account holds no scope."
-            columns={[
-              { header: "Scope", rowHeader: true, cell: (item) => <code>{item.scope}</code> },
-              {
-                header: "Why you have it",
-                cell: (item) => (
-                  <ul className="plain">
-                    {item.sources.map((source) => (
-                      <li key={sourceKey(source)}>
-                        <Source source={source} />
-                      </li>
-                    ))}
-                  </ul>
-                ),
-              },
-            ]}
+            whyHeader="Why you have it"
+            listClass="plain"
+            why={(source) => <Source source={source} />}
           />
         )}
       </Loaded>

@@ -89,9 +89,15 @@ function ProfileForm({
       return next;
     });
   };
-  const text = (key: string): string => {
+  /** A text input's value, change handler, error and read-only state for the member `key`. */
+  const bound = (key: string) => {
     const draft = drafts[key];
-    return typeof draft === "string" ? draft : "";
+    return {
+      value: typeof draft === "string" ? draft : "",
+      readOnly: !canWrite,
+      onChange: (event: { currentTarget: { value: string } }) => set(key)(event.currentTarget.value),
+      error: submission.fieldError(key),
+    };
   };
 
   return (
@@ -100,25 +106,19 @@ function ProfileForm({
       <TextField
         label="Display name"
         hint="The name applications you sign in to show for you."
-        error={submission.fieldError(DISPLAY_NAME)}
         type="text"
         autoComplete="name"
-        value={text(DISPLAY_NAME)}
-        readOnly={!canWrite}
-        onChange={(event) => set(DISPLAY_NAME)(event.currentTarget.value)}
+        {...bound(DISPLAY_NAME)}
       />
       {ownUsername ? null : (
         <TextField
           label="Username"
           hint="Optional. One word without spaces; no one else may have the same one. Leave it empty to have none."
-          error={submission.fieldError(USERNAME)}
           type="text"
           autoComplete="username"
           autoCapitalize="none"
           spellCheck={false}
-          value={text(USERNAME)}
-          readOnly={!canWrite}
-          onChange={(event) => set(USERNAME)(event.currentTarget.value)}
+          {...bound(USERNAME)}
         />
       )}
       {schema.map((field) => (

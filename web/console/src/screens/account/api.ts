@@ -3,16 +3,9 @@
  * read, and the sentences for the answers every upload can get.
  */
 import { ApiError } from "../../api/client";
+import type { DataType, Validators } from "../admin/fields/model";
 
-export type DataType = "string" | "integer" | "boolean" | "date" | "enum" | "email" | "phone" | "url";
-
-export interface Validators {
-  pattern?: string;
-  min?: number | string;
-  max?: number | string;
-  minLength?: number;
-  maxLength?: number;
-}
+export type { DataType, Validators } from "../admin/fields/model";
 
 export interface SchemaField {
   key: string;

@@ -6,115 +6,112 @@
 import { useState } from "react";
 import { type Page, del, get, patch, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
-import { Link, navigate } from "../../router";
-import { Panel, Screen } from "../../ui/Screen";
+import { navigate } from "../../router";
+import { Panel } from "../../ui/Screen";
+import { blankErrors, useForm } from "../../ui/bind";
+import { carryNotice } from "../../ui/carry";
 import { ConfirmButton } from "../../ui/dialog";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
-import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, Pager, formatTime } from "../../ui/table";
-import { type Api, type Scope, carryNotice, seg, useCarriedNotice, useUrlCursor } from "./catalogue/common";
+import { Form, SubmitButton, TextField } from "../../ui/form";
+import { useLoad } from "../../ui/load";
+import { PagedTable, useCursor } from "../../ui/paged";
+import { Facts, Notice, formatTime, nameColumn, rowLabel } from "../../ui/table";
+import { type Api, type Scope, seg } from "./catalogue/common";
 import { FormDialog } from "./catalogue/FormDialog";
+import { DeletePanel, DetailScreen, ListScreen } from "./catalogue/screens";
 
 const WRITE = "idp:apis:write";
 const LIST = "/console/admin/apis";
 
 export function ApisScreen(_props: { params: Record<string, string> }) {
-  const { cursor, next, first } = useUrlCursor();
-  const { state, reload } = useLoad((signal) => get<Page<Api>>("/admin/apis", { cursor }, signal), [cursor]);
-  const notice = useCarriedNotice();
   return (
-    <Screen
+    <ListScreen<Api>
       title="APIs and scopes"
       intro="The APIs the provider issues access tokens for, and the scopes (permissions) each defines."
-    >
-      {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(page) => (
-          <>
-            <DataTable
-              caption="APIs"
-              rows={page.items}
-              rowKey={(api) => api.id}
-              empty="No APIs yet."
-              columns={[
-                { header: "Name", rowHeader: true, cell: (api) => <Link to={`${LIST}/${seg(api.id)}`}>{api.name}</Link> },
-                { header: "Audience", cell: (api) => <code>{api.audience}</code> },
-                { header: "Created", cell: (api) => formatTime(api.createdAt) },
-              ]}
-            />
-            <Pager nextCursor={page.nextCursor} atStart={!cursor} onNext={next} onFirst={first} />
-          </>
-        )}
-      </Loaded>
-      {hasScope(WRITE) ? (
-        <Panel title="New API">
-          <NewApiForm />
-        </Panel>
-      ) : null}
-    </Screen>
+      apiPath="/admin/apis"
+      caption="APIs"
+      rowKey={(api) => api.id}
+      empty="No APIs yet."
+      columns={[
+        nameColumn("Name", (api) => `${LIST}/${seg(api.id)}`, (api) => api.name),
+        { header: "Audience", cell: (api) => <code>{api.audience}</code> },
+        { header: "Created", cell: (api) => formatTime(api.createdAt) },
+      ]}
+      create={{ title: "New API", writeScope: WRITE, form: <NewApiForm /> }}
+    />
   );
 }
 
-function NewApiForm() {
-  const [name, setName] = useState("");
-  const [audience, setAudience] = useState("");
-  const submission = useSubmit(
-    async () => {
-      const api = await post<Api>("/admin/apis", { name: name.trim(), audience: audience.trim() });
-      const to = `${LIST}/${seg(api.id)}`;
-      carryNotice(to, "API created. Add its scopes below.");
-      navigate(to);
+/** The name and audience of an API, for its creation and for a change. */
+function ApiForm({
+  api,
+  label,
+  nameHint,
+  audienceHint,
+  submitLabel,
+  busyLabel,
+  onSubmit,
+}: {
+  api?: Api;
+  label: string;
+  nameHint: string;
+  audienceHint?: string;
+  submitLabel: string;
+  busyLabel?: string;
+  onSubmit: (values: { name: string; audience: string }) => Promise<string | null>;
+}) {
+  const [notice, setNotice] = useState<string | null>(null);
+  const { submission, text } = useForm(
+    { name: api?.name ?? "", audience: api?.audience ?? "" },
+    async ({ name, audience }) => {
+      setNotice(null);
+      setNotice(await onSubmit({ name: name.trim(), audience: audience.trim() }));
     },
-    () => {
-      const errors: Record<string, string> = {};
-      if (!name.trim()) errors.name = "Enter a name.";
-      if (!audience.trim()) errors.audience = "Enter the audience.";
-      return errors;
-    },
+    // A change sends what it has; the API names what it refuses.
+    (values) => (api ? {} : blankErrors(values, { name: "Enter a name.", audience: "Enter the audience." })),
   );
   return (
-    <Form submission={submission} label="New API">
-      <TextField
-        label="Name"
-        hint="Lowercase letters, digits, dot, underscore and hyphen; it begins each of its scopes (notes:items:read)."
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        error={submission.fieldError("name")}
-        autoComplete="off"
-        spellCheck={false}
-      />
-      <TextField
-        label="Audience"
-        hint="The aud claim of its access tokens, usually the API's address (https://notes.example.com)."
-        value={audience}
-        onChange={(event) => setAudience(event.currentTarget.value)}
-        error={submission.fieldError("audience")}
-        autoComplete="off"
-        spellCheck={false}
-      />
+    <Form submission={submission} label={label}>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <TextField label="Name" hint={nameHint} {...text("name")} autoComplete="off" spellCheck={false} />
+      <TextField label="Audience" hint={audienceHint} {...text("audience")} autoComplete="off" spellCheck={false} />
       <div>
-        <SubmitButton busy={submission.busy} busyLabel="Creating…">
-          Create API
+        <SubmitButton busy={submission.busy} {...(busyLabel ? { busyLabel } : {})}>
+          {submitLabel}
         </SubmitButton>
       </div>
     </Form>
   );
 }
 
-export function ApiScreen({ params }: { params: Record<string, string> }) {
-  const id = params.id ?? "";
-  const { state, reload } = useLoad((signal) => get<Api>(`/admin/apis/${seg(id)}`, undefined, signal), [id]);
-  const created = useCarriedNotice();
+function NewApiForm() {
   return (
-    <Screen
-      title={state.status === "ready" ? `API ${state.data.name}` : "API"}
-      actions={<Link to={LIST}>All APIs</Link>}
+    <ApiForm
+      label="New API"
+      nameHint="Lowercase letters, digits, dot, underscore and hyphen; it begins each of its scopes (notes:items:read)."
+      audienceHint="The aud claim of its access tokens, usually the API's address (https://notes.example.com)."
+      submitLabel="Create API"
+      busyLabel="Creating…"
+      onSubmit={async (values) => {
+        const api = await post<Api>("/admin/apis", values);
+        const to = `${LIST}/${seg(api.id)}`;
+        carryNotice(to, "API created. Add its scopes below.");
+        navigate(to);
+        return null;
+      }}
+    />
+  );
+}
+
+export function ApiScreen({ params }: { params: Record<string, string> }) {
+  return (
+    <DetailScreen<Api>
+      apiPath={`/admin/apis/${seg(params.id ?? "")}`}
+      title={(api) => `API ${api.name}`}
+      fallbackTitle="API"
+      back={{ to: LIST, label: "All APIs" }}
     >
-      {created ? <Notice>{created}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(api) => <ApiDetail api={api} onChange={reload} />}
-      </Loaded>
-    </Screen>
+      {(api, reload) => <ApiDetail api={api} onChange={reload} />}
+    </DetailScreen>
   );
 }
 
@@ -122,87 +119,48 @@ function ApiDetail({ api, onChange }: { api: Api; onChange: () => void }) {
   const canWrite = hasScope(WRITE);
   return (
     <>
-      <dl className="facts">
-        <dt>Name</dt>
-        <dd>
-          <code>{api.name}</code>
-        </dd>
-        <dt>Audience</dt>
-        <dd>
-          <code>{api.audience}</code>
-        </dd>
-        <dt>Created</dt>
-        <dd>{formatTime(api.createdAt)}</dd>
-        <dt>Changed</dt>
-        <dd>{formatTime(api.updatedAt)}</dd>
-      </dl>
+      <Facts
+        rows={[
+          ["Name", <code>{api.name}</code>],
+          ["Audience", <code>{api.audience}</code>],
+          ["Created", formatTime(api.createdAt)],
+          ["Changed", formatTime(api.updatedAt)],
+        ]}
+      />
       <ScopesPanel api={api} />
       {canWrite ? (
         <>
           <Panel title="Edit API" id="edit-api">
-            <EditApiForm api={api} onSaved={onChange} />
-          </Panel>
-          <Panel title="Delete API" id="delete-api">
-            <p>Deleting the API deletes its scopes, and every role, client and user loses them.</p>
-            <ConfirmButton
-              label="Delete API"
-              title={`Delete the API ${api.name}?`}
-              confirmLabel="Delete"
-              onConfirm={async () => {
-                await del(`/admin/apis/${seg(api.id)}`);
-                carryNotice(LIST, `API ${api.name} deleted.`);
-                navigate(LIST);
+            <ApiForm
+              api={api}
+              label="Edit API"
+              nameHint="It cannot change while the API has scopes."
+              submitLabel="Save API"
+              onSubmit={async (values) => {
+                await patch<Api>(`/admin/apis/${seg(api.id)}`, values);
+                onChange();
+                return "Saved.";
               }}
-            >
-              <p>Its scopes and every grant of them are deleted too. This cannot be undone.</p>
-            </ConfirmButton>
+            />
           </Panel>
+          <DeletePanel
+            noun="API"
+            name={api.name}
+            apiPath={`/admin/apis/${seg(api.id)}`}
+            listPath={LIST}
+            warning="Deleting the API deletes its scopes, and every role, client and user loses them."
+            consequence="Its scopes and every grant of them are deleted too. This cannot be undone."
+          />
         </>
       ) : null}
     </>
   );
 }
 
-function EditApiForm({ api, onSaved }: { api: Api; onSaved: () => void }) {
-  const [name, setName] = useState(api.name);
-  const [audience, setAudience] = useState(api.audience);
-  const [saved, setSaved] = useState(false);
-  const submission = useSubmit(async () => {
-    setSaved(false);
-    await patch<Api>(`/admin/apis/${seg(api.id)}`, { name: name.trim(), audience: audience.trim() });
-    setSaved(true);
-    onSaved();
-  });
-  return (
-    <Form submission={submission} label="Edit API">
-      {saved ? <Notice>Saved.</Notice> : null}
-      <TextField
-        label="Name"
-        hint="It cannot change while the API has scopes."
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        error={submission.fieldError("name")}
-        autoComplete="off"
-        spellCheck={false}
-      />
-      <TextField
-        label="Audience"
-        value={audience}
-        onChange={(event) => setAudience(event.currentTarget.value)}
-        error={submission.fieldError("audience")}
-        autoComplete="off"
-        spellCheck={false}
-      />
-      <div>
-        <SubmitButton busy={submission.busy}>Save API</SubmitButton>
-      </div>
-    </Form>
-  );
-}
-
 function ScopesPanel({ api }: { api: Api }) {
   const canWrite = hasScope(WRITE);
-  const [cursor, setCursor] = useState<string | null>(null);
+  const paging = useCursor();
+  const { cursor } = paging;
   const [notice, setNotice] = useState<string | null>(null);
   const { state, reload } = useLoad(
     (signal) => get<Page<Scope>>(`/admin/apis/${seg(api.id)}/scopes`, { cursor }, signal),
@@ -212,76 +170,51 @@ function ScopesPanel({ api }: { api: Api }) {
     setNotice(text);
     reload();
   };
+  const actions = {
+    header: "Actions",
+    cell: (scope: Scope) => (
+      <div className="row-actions">
+        <FormDialog label={rowLabel("Edit", scope.value)} title={`Edit ${scope.value}`}>
+          {(close) => (
+            <EditScopeForm
+              scope={scope}
+              onCancel={close}
+              onSaved={() => {
+                close();
+                changed(`Scope ${scope.value} saved.`);
+              }}
+            />
+          )}
+        </FormDialog>
+        <ConfirmButton
+          label={rowLabel("Delete", scope.value)}
+          title={`Delete the scope ${scope.value}?`}
+          confirmLabel="Delete"
+          onConfirm={async () => {
+            await del(`/admin/scopes/${seg(scope.id)}`);
+            changed(`Scope ${scope.value} deleted.`);
+          }}
+        >
+          <p>Every role, client and user that holds it loses it.</p>
+        </ConfirmButton>
+      </div>
+    ),
+  };
   return (
     <Panel title="Scopes" id="scopes">
       {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(page) => (
-          <>
-            <DataTable
-              caption={`Scopes of ${api.name}`}
-              rows={page.items}
-              rowKey={(scope) => scope.id}
-              empty="This API has no scopes yet."
-              columns={[
-                { header: "Value", rowHeader: true, cell: (scope) => <code>{scope.value}</code> },
-                { header: "Description", cell: (scope) => scope.description },
-                ...(canWrite
-                  ? [
-                      {
-                        header: "Actions",
-                        cell: (scope: Scope) => (
-                          <div className="row-actions">
-                            <FormDialog
-                              label={
-                                <>
-                                  Edit<span className="visually-hidden"> {scope.value}</span>
-                                </>
-                              }
-                              title={`Edit ${scope.value}`}
-                            >
-                              {(close) => (
-                                <EditScopeForm
-                                  scope={scope}
-                                  onCancel={close}
-                                  onSaved={() => {
-                                    close();
-                                    changed(`Scope ${scope.value} saved.`);
-                                  }}
-                                />
-                              )}
-                            </FormDialog>
-                            <ConfirmButton
-                              label={
-                                <>
-                                  Delete<span className="visually-hidden"> {scope.value}</span>
-                                </>
-                              }
-                              title={`Delete the scope ${scope.value}?`}
-                              confirmLabel="Delete"
-                              onConfirm={async () => {
-                                await del(`/admin/scopes/${seg(scope.id)}`);
-                                changed(`Scope ${scope.value} deleted.`);
-                              }}
-                            >
-                              <p>Every role, client and user that holds it loses it.</p>
-                            </ConfirmButton>
-                          </div>
-                        ),
-                      },
-                    ]
-                  : []),
-              ]}
-            />
-            <Pager
-              nextCursor={page.nextCursor}
-              atStart={cursor === null}
-              onNext={setCursor}
-              onFirst={() => setCursor(null)}
-            />
-          </>
-        )}
-      </Loaded>
+      <PagedTable
+        load={{ state, reload }}
+        paging={paging}
+        caption={`Scopes of ${api.name}`}
+        rowKey={(scope) => scope.id}
+        empty="This API has no scopes yet."
+        columns={[
+          { header: "Value", rowHeader: true, cell: (scope) => <code>{scope.value}</code> },
+          { header: "Description", cell: (scope) => scope.description },
+          ...(canWrite ? [actions] : []),
+        ]}
+      />
       {canWrite ? <NewScopeForm api={api} onCreated={(value) => changed(`Scope ${value} added.`)} /> : null}
     </Panel>
   );
@@ -289,43 +222,38 @@ function ScopesPanel({ api }: { api: Api }) {
 
 function NewScopeForm({ api, onCreated }: { api: Api; onCreated: (value: string) => void }) {
   const prefix = `${api.name}:`;
-  const [value, setValue] = useState(prefix);
-  const [description, setDescription] = useState("");
-  const submission = useSubmit(
-    async () => {
+  const form = useForm(
+    { value: prefix, description: "" },
+    async ({ value, description }) => {
       const scope = await post<Scope>(`/admin/apis/${seg(api.id)}/scopes`, {
         value: value.trim(),
         description: description.trim(),
       });
-      setValue(prefix);
-      setDescription("");
+      form.reset();
       onCreated(scope.value);
     },
-    () => {
-      const errors: Record<string, string> = {};
-      if (!value.trim() || value.trim() === prefix) errors.value = `Enter the scope, shaped ${api.name}:<resource>:<action>.`;
-      if (!description.trim()) errors.description = "Enter a description.";
-      return errors;
-    },
+    ({ value, description }) => ({
+      ...(value.trim() && value.trim() !== prefix
+        ? {}
+        : { value: `Enter the scope, shaped ${api.name}:<resource>:<action>.` }),
+      ...blankErrors({ description }, { description: "Enter a description." }),
+    }),
   );
+  const { submission, text } = form;
   return (
     <Form submission={submission} label="New scope" className="form subform">
       <h3>Add a scope</h3>
       <TextField
         label="Scope"
         hint={`Shaped ${api.name}:<resource>:<action>, for example ${api.name}:items:read.`}
-        value={value}
-        onChange={(event) => setValue(event.currentTarget.value)}
-        error={submission.fieldError("value")}
+        {...text("value")}
         autoComplete="off"
         spellCheck={false}
       />
       <TextField
         label="Description"
         hint="The sentence the consent screen shows (See your notes)."
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        error={submission.fieldError("description")}
+        {...text("description")}
         autoComplete="off"
       />
       <div>
@@ -338,24 +266,17 @@ function NewScopeForm({ api, onCreated }: { api: Api; onCreated: (value: string)
 }
 
 function EditScopeForm({ scope, onSaved, onCancel }: { scope: Scope; onSaved: () => void; onCancel: () => void }) {
-  const [description, setDescription] = useState(scope.description);
-  const submission = useSubmit(
-    async () => {
+  const { submission, text } = useForm(
+    { description: scope.description },
+    async ({ description }) => {
       await patch<Scope>(`/admin/scopes/${seg(scope.id)}`, { description: description.trim() });
       onSaved();
     },
-    () => (description.trim() ? {} : { description: "Enter a description." }),
+    (values) => blankErrors(values, { description: "Enter a description." }),
   );
   return (
     <Form submission={submission} label={`Edit ${scope.value}`}>
-      <TextField
-        label="Description"
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        error={submission.fieldError("description")}
-        autoComplete="off"
-        autoFocus
-      />
+      <TextField label="Description" {...text("description")} autoComplete="off" autoFocus />
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel}>
           Cancel

@@ -5,64 +5,38 @@
  * protected: the API's 409 message is shown).
  */
 import { useState } from "react";
-import { type Page, del, get, patch, post } from "../../api/client";
+import { patch, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
-import { Link, navigate } from "../../router";
-import { Panel, Screen } from "../../ui/Screen";
+import { navigate } from "../../router";
+import { Panel } from "../../ui/Screen";
+import { carryNotice } from "../../ui/carry";
 import { ConfirmButton, RevealOnce } from "../../ui/dialog";
-import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, Pager, formatTime } from "../../ui/table";
+import { Facts, Notice, formatTime, nameColumn } from "../../ui/table";
 import { ClientForm, type ClientSettings } from "./catalogue/ClientForm";
-import {
-  type Client,
-  type ClientCreated,
-  type SecretRotated,
-  carryNotice,
-  seg,
-  useCarriedNotice,
-  useUrlCursor,
-} from "./catalogue/common";
+import { type Client, type ClientCreated, type SecretRotated, seg } from "./catalogue/common";
 import { ScopeChoice } from "./catalogue/ScopeChoice";
+import { DeletePanel, DetailScreen, ListScreen } from "./catalogue/screens";
 
 const WRITE = "idp:clients:write";
 const LIST = "/console/admin/clients";
 
 export function ClientsScreen(_props: { params: Record<string, string> }) {
-  const { cursor, next, first } = useUrlCursor();
-  const { state, reload } = useLoad((signal) => get<Page<Client>>("/admin/clients", { cursor }, signal), [cursor]);
-  const notice = useCarriedNotice();
   return (
-    <Screen title="Clients" intro="The applications that sign people in through the provider or call its APIs.">
-      {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(page) => (
-          <>
-            <DataTable
-              caption="Clients"
-              rows={page.items}
-              rowKey={(client) => client.client_id}
-              empty="No clients yet."
-              columns={[
-                {
-                  header: "Name",
-                  rowHeader: true,
-                  cell: (client) => <Link to={`${LIST}/${seg(client.client_id)}`}>{client.name}</Link>,
-                },
-                { header: "Client ID", cell: (client) => <code>{client.client_id}</code> },
-                { header: "Type", cell: (client) => client.type },
-                { header: "Grant types", cell: (client) => client.grantTypes.join(", ") },
-              ]}
-            />
-            <Pager nextCursor={page.nextCursor} atStart={!cursor} onNext={next} onFirst={first} />
-          </>
-        )}
-      </Loaded>
-      {hasScope(WRITE) ? (
-        <Panel title="New client">
-          <NewClient />
-        </Panel>
-      ) : null}
-    </Screen>
+    <ListScreen<Client>
+      title="Clients"
+      intro="The applications that sign people in through the provider or call its APIs."
+      apiPath="/admin/clients"
+      caption="Clients"
+      rowKey={(client) => client.client_id}
+      empty="No clients yet."
+      columns={[
+        nameColumn("Name", (client) => `${LIST}/${seg(client.client_id)}`, (client) => client.name),
+        { header: "Client ID", cell: (client) => <code>{client.client_id}</code> },
+        { header: "Type", cell: (client) => client.type },
+        { header: "Grant types", cell: (client) => client.grantTypes.join(", ") },
+      ]}
+      create={{ title: "New client", writeScope: WRITE, form: <NewClient /> }}
+    />
   );
 }
 
@@ -99,33 +73,25 @@ function NewClient() {
 
 function SecretValue({ clientId, secret }: { clientId: string; secret: string }) {
   return (
-    <dl className="facts">
-      <dt>Client ID</dt>
-      <dd>
-        <code>{clientId}</code>
-      </dd>
-      <dt>Client secret</dt>
-      <dd>
-        <code>{secret}</code>
-      </dd>
-    </dl>
+    <Facts
+      rows={[
+        ["Client ID", <code>{clientId}</code>],
+        ["Client secret", <code>{secret}</code>],
+      ]}
+    />
   );
 }
 
 export function ClientScreen({ params }: { params: Record<string, string> }) {
-  const id = params.id ?? "";
-  const { state, reload } = useLoad((signal) => get<Client>(`/admin/clients/${seg(id)}`, undefined, signal), [id]);
-  const created = useCarriedNotice();
   return (
-    <Screen
-      title={state.status === "ready" ? `Client ${state.data.name}` : "Client"}
-      actions={<Link to={LIST}>All clients</Link>}
+    <DetailScreen<Client>
+      apiPath={`/admin/clients/${seg(params.id ?? "")}`}
+      title={(client) => `Client ${client.name}`}
+      fallbackTitle="Client"
+      back={{ to: LIST, label: "All clients" }}
     >
-      {created ? <Notice>{created}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(client) => <ClientDetail client={client} onChange={reload} />}
-      </Loaded>
-    </Screen>
+      {(client, reload) => <ClientDetail client={client} onChange={reload} />}
+    </DetailScreen>
   );
 }
 
@@ -134,32 +100,24 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
   const path = `/admin/clients/${seg(client.client_id)}`;
   return (
     <>
-      <dl className="facts">
-        <dt>Client ID</dt>
-        <dd>
-          <code>{client.client_id}</code>
-        </dd>
-        <dt>Type</dt>
-        <dd>{client.type}</dd>
-        <dt>Created</dt>
-        <dd>{formatTime(client.createdAt)}</dd>
-        <dt>Changed</dt>
-        <dd>{formatTime(client.updatedAt)}</dd>
-        {canWrite ? null : (
-          <>
-            <dt>Redirect URIs</dt>
-            <dd>{client.redirectUris.join(" ") || "—"}</dd>
-            <dt>Post-logout redirect URIs</dt>
-            <dd>{client.postLogoutRedirectUris.join(" ") || "—"}</dd>
-            <dt>Back-channel logout URI</dt>
-            <dd>{client.backchannelLogoutUri ?? "—"}</dd>
-            <dt>Grant types</dt>
-            <dd>{client.grantTypes.join(", ")}</dd>
-            <dt>Skips consent</dt>
-            <dd>{client.skipConsent ? "Yes" : "No"}</dd>
-          </>
-        )}
-      </dl>
+      <Facts
+        rows={[
+          ["Client ID", <code>{client.client_id}</code>],
+          ["Type", client.type],
+          ["Created", formatTime(client.createdAt)],
+          ["Changed", formatTime(client.updatedAt)],
+          // A writer sees these in the settings form.
+          ...(canWrite
+            ? []
+            : ([
+                ["Redirect URIs", client.redirectUris.join(" ") || "—"],
+                ["Post-logout redirect URIs", client.postLogoutRedirectUris.join(" ") || "—"],
+                ["Back-channel logout URI", client.backchannelLogoutUri ?? "—"],
+                ["Grant types", client.grantTypes.join(", ")],
+                ["Skips consent", client.skipConsent ? "Yes" : "No"],
+              ] as const)),
+        ]}
+      />
       {canWrite ? (
         <Panel title="Settings" id="client-settings">
           <ClientForm
@@ -193,21 +151,14 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
         />
       </Panel>
       {canWrite ? (
-        <Panel title="Delete client" id="delete-client">
-          <p>Its secret, codes, refresh tokens and consents are deleted with it.</p>
-          <ConfirmButton
-            label="Delete client"
-            title={`Delete the client ${client.name}?`}
-            confirmLabel="Delete"
-            onConfirm={async () => {
-              await del(path);
-              carryNotice(LIST, `Client ${client.name} deleted.`);
-              navigate(LIST);
-            }}
-          >
-            <p>The application stops working at once. This cannot be undone.</p>
-          </ConfirmButton>
-        </Panel>
+        <DeletePanel
+          noun="client"
+          name={client.name}
+          apiPath={path}
+          listPath={LIST}
+          warning="Its secret, codes, refresh tokens and consents are deleted with it."
+          consequence="The application stops working at once. This cannot be undone."
+        />
       ) : null}
     </>
   );

@@ -3,27 +3,18 @@
  * searching users by email), the group's roles and the settings.
  */
 import { useState } from "react";
-import { get, put } from "../../api/client";
+import { put } from "../../api/client";
+import { everyItem } from "../../api/pages";
 import { hasScope } from "../../auth/session";
-import { Link } from "../../router";
-import { Panel, Screen } from "../../ui/Screen";
+import { Panel } from "../../ui/Screen";
 import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { Notice, formatTime } from "../../ui/table";
-import {
-  type Group,
-  type Role,
-  fetchAll,
-  listErrors,
-  seg,
-  useCarriedNotice,
-} from "./catalogue/common";
+import { type Group, type Role, listErrors, seg } from "./catalogue/common";
 import { GroupMembers } from "./catalogue/GroupMembers";
-import { type NamedKind, NamedListScreen, NamedSettings } from "./catalogue/Named";
+import { NamedListScreen, NamedScreen, namedKind } from "./catalogue/Named";
 
-const WRITE = "idp:groups:write";
-const LIST = "/console/admin/groups";
-const GROUPS: NamedKind = { noun: "group", plural: "Groups", apiPath: "/admin/groups", listPath: LIST, writeScope: WRITE };
+const GROUPS = namedKind("group");
 
 export function GroupsScreen(_props: { params: Record<string, string> }) {
   return (
@@ -40,47 +31,34 @@ export function GroupsScreen(_props: { params: Record<string, string> }) {
 }
 
 export function GroupScreen({ params }: { params: Record<string, string> }) {
-  const id = params.id ?? "";
-  const { state, reload } = useLoad((signal) => get<Group>(`/admin/groups/${seg(id)}`, undefined, signal), [id]);
-  const created = useCarriedNotice();
-  const canWrite = hasScope(WRITE);
+  const canWrite = hasScope(GROUPS.writeScope);
   return (
-    <Screen title={state.status === "ready" ? `Group ${state.data.name}` : "Group"} actions={<Link to={LIST}>All groups</Link>}>
-      {created ? <Notice>{created}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(group) => (
-          <>
-            <dl className="facts">
-              <dt>Description</dt>
-              <dd>{group.description || "—"}</dd>
-              <dt>Members</dt>
-              <dd>{group.memberCount}</dd>
-              <dt>Created</dt>
-              <dd>{formatTime(group.createdAt)}</dd>
-            </dl>
-            <Panel title="Members" id="group-members">
-              <GroupMembers group={group} canWrite={canWrite} onChange={reload} />
-            </Panel>
-            <Panel title="Roles" id="group-roles">
-              <GroupRoles group={group} canWrite={canWrite} onSaved={reload} />
-            </Panel>
-            {canWrite ? (
-              <NamedSettings
-                kind={GROUPS}
-                record={group}
-                onSaved={reload}
-                deleteWarning="Members lose the group's roles; profile fields bound to the group are deleted with their values."
-              />
-            ) : null}
-          </>
-        )}
-      </Loaded>
-    </Screen>
+    <NamedScreen<Group>
+      kind={GROUPS}
+      id={params.id ?? ""}
+      facts={(group) => [
+        ["Description", group.description || "—"],
+        ["Members", group.memberCount],
+        ["Created", formatTime(group.createdAt)],
+      ]}
+      deleteWarning="Members lose the group's roles; profile fields bound to the group are deleted with their values."
+    >
+      {(group, reload) => (
+        <>
+          <Panel title="Members" id="group-members">
+            <GroupMembers group={group} canWrite={canWrite} onChange={reload} />
+          </Panel>
+          <Panel title="Roles" id="group-roles">
+            <GroupRoles group={group} canWrite={canWrite} onSaved={reload} />
+          </Panel>
+        </>
+      )}
+    </NamedScreen>
   );
 }
 
 function GroupRoles({ group, canWrite, onSaved }: { group: Group; canWrite: boolean; onSaved: () => void }) {
-  const { state, reload } = useLoad((signal) => fetchAll<Role>("/admin/roles", signal), []);
+  const { state, reload } = useLoad((signal) => everyItem<Role>("/admin/roles", signal), []);
   if (!canWrite || !hasScope("idp:roles:read")) {
     return group.roles.length ? (
       <ul className="scope-list">

@@ -6,12 +6,13 @@
 import { useState } from "react";
 import { type Page, del, get, patch, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
-import { Link, navigate, setQuery, useLocation } from "../../router";
+import { Link, navigate, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
 import { useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, Pager } from "../../ui/table";
+import { PagedTable, useUrlCursor } from "../../ui/paged";
+import { Facts, Notice, nameColumn } from "../../ui/table";
 import { ClaimPreview } from "./fields/ClaimPreview";
 import { FieldForm } from "./fields/FieldForm";
 import {
@@ -33,10 +34,11 @@ const fieldPath = (id: string): string => `/admin/profile-fields/${encodeURIComp
 
 export function ProfileFieldsScreen(_props: { params: Record<string, string> }) {
   const { query } = useLocation();
-  const cursor = query.get("cursor");
+  const paging = useUrlCursor({ created: null, deleted: null });
+  const { cursor } = paging;
   const created = query.get("created");
   const deleted = query.get("deleted");
-  const { state, reload } = useLoad(
+  const load = useLoad(
     // Pages of 200: a provider rarely has more fields, so the whole list is usually one page.
     (signal) => get<Page<ProfileField>>("/admin/profile-fields", { cursor, limit: 200 }, signal),
     [cursor],
@@ -55,54 +57,40 @@ export function ProfileFieldsScreen(_props: { params: Record<string, string> }) 
     >
       {created ? <Notice>Field "{created}" created.</Notice> : null}
       {deleted ? <Notice>Field "{deleted}" deleted, with every value of it.</Notice> : null}
-      <Loaded state={state} reload={reload} label="Loading profile fields…">
-        {(page) => (
-          <>
-            <DataTable
-              caption="Profile fields"
-              rows={page.items}
-              rowKey={(field) => field.id}
-              empty="No profile fields yet."
-              columns={[
-                {
-                  header: "Label",
-                  rowHeader: true,
-                  cell: (field) => <Link to={`${LIST}/${encodeURIComponent(field.id)}`}>{field.label}</Link>,
-                },
-                { header: "Key", cell: (field) => <code>{field.key}</code> },
-                { header: "Type", cell: (field) => TYPE_LABELS[field.dataType] ?? field.dataType },
-                {
-                  header: "Flags",
-                  cell: (field) =>
-                    flagsOf(field).map((flag) => (
-                      <span className="tag" key={flag}>
-                        {flag}
-                      </span>
-                    )),
-                },
-                {
-                  header: "Claim",
-                  cell: (field) =>
-                    field.claimName ? (
-                      <>
-                        <code>{field.claimName}</code> <span className="muted">under {field.claimScope}</span>
-                      </>
-                    ) : (
-                      <span className="muted">none</span>
-                    ),
-                },
-                { header: "Order", cell: (field) => field.displayOrder },
-              ]}
-            />
-            <Pager
-              nextCursor={page.nextCursor}
-              atStart={!cursor}
-              onNext={(next) => setQuery({ cursor: next, created: null, deleted: null })}
-              onFirst={() => setQuery({ cursor: null, created: null, deleted: null })}
-            />
-          </>
-        )}
-      </Loaded>
+      <PagedTable
+        load={load}
+        paging={paging}
+        label="Loading profile fields…"
+        caption="Profile fields"
+        rowKey={(field) => field.id}
+        empty="No profile fields yet."
+        columns={[
+          nameColumn<ProfileField>("Label", (field) => `${LIST}/${encodeURIComponent(field.id)}`, (field) => field.label),
+          { header: "Key", cell: (field) => <code>{field.key}</code> },
+          { header: "Type", cell: (field) => TYPE_LABELS[field.dataType] ?? field.dataType },
+          {
+            header: "Flags",
+            cell: (field) =>
+              flagsOf(field).map((flag) => (
+                <span className="tag" key={flag}>
+                  {flag}
+                </span>
+              )),
+          },
+          {
+            header: "Claim",
+            cell: (field) =>
+              field.claimName ? (
+                <>
+                  <code>{field.claimName}</code> <span className="muted">under {field.claimScope}</span>
+                </>
+              ) : (
+                <span className="muted">none</span>
+              ),
+          },
+          { header: "Order", cell: (field) => field.displayOrder },
+        ]}
+      />
     </Screen>
   );
 }
@@ -250,30 +238,18 @@ function ReadOnlyField({ field, options }: { field: ProfileField; options: Edito
   ].filter(Boolean);
   return (
     <div className="field-editor">
-      <dl className="facts">
-        <dt>Key</dt>
-        <dd>
-          <code>{field.key}</code>
-        </dd>
-        <dt>Label</dt>
-        <dd>{field.label}</dd>
-        <dt>Type</dt>
-        <dd>{TYPE_LABELS[field.dataType] ?? field.dataType}</dd>
-        <dt>Flags</dt>
-        <dd>{flagsOf(field).join(", ") || "none"}</dd>
-        <dt>Validation</dt>
-        <dd>{rules.join("; ") || "none"}</dd>
-        {field.enumValues ? (
-          <>
-            <dt>Permitted values</dt>
-            <dd>{field.enumValues.join(", ")}</dd>
-          </>
-        ) : null}
-        <dt>Display order</dt>
-        <dd>{field.displayOrder}</dd>
-        <dt>Group</dt>
-        <dd>{field.groupId ? (options.groupNames.get(field.groupId) ?? field.groupId) : "Everyone"}</dd>
-      </dl>
+      <Facts
+        rows={[
+          ["Key", <code>{field.key}</code>],
+          ["Label", field.label],
+          ["Type", TYPE_LABELS[field.dataType] ?? field.dataType],
+          ["Flags", flagsOf(field).join(", ") || "none"],
+          ["Validation", rules.join("; ") || "none"],
+          field.enumValues ? ["Permitted values", field.enumValues.join(", ")] : null,
+          ["Display order", field.displayOrder],
+          ["Group", field.groupId ? (options.groupNames.get(field.groupId) ?? field.groupId) : "Everyone"],
+        ]}
+      />
       <ClaimPreview draft={draftOf(field)} groupName={field.groupId ? options.groupNames.get(field.groupId) : undefined} />
     </div>
   );

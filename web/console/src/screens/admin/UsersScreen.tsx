@@ -7,18 +7,20 @@ import { get, post, type Page } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Link, setQuery, useLocation } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
-import { Loaded, useLoad } from "../../ui/load";
-import { DataTable, Notice, RowsPerPage, UrlPager, limitParam, pageSizeOf } from "../../ui/table";
-import { type User, takeCarried, userPath } from "./users/model";
-import { UserDetail } from "./users/UserDetail";
+import { binders, blankErrors, useForm } from "../../ui/bind";
+import { Form, SubmitButton, TextField } from "../../ui/form";
+import { useCarriedNotice } from "../../ui/carry";
+import { useLoad } from "../../ui/load";
+import { PagedTable, useUrlCursor } from "../../ui/paged";
+import { Notice, RowsPerPage, limitParam, nameColumn, pageSizeOf } from "../../ui/table";
+import { type User, userPath } from "./users/model";
+import { StatusTag, UserDetail } from "./users/UserDetail";
 
 const WRITE = "idp:users:write";
 
 function SearchForm({ email, username, size }: { email: string; username: string; size: string }) {
-  const [emailText, setEmailText] = useState(email);
-  const [usernameText, setUsernameText] = useState(username);
-  const [rows, setRows] = useState(size);
+  const [values, setValues] = useState({ email, username, rows: size });
+  const { text, set } = binders(values, setValues);
   return (
     <form
       className="form users-search"
@@ -27,30 +29,16 @@ function SearchForm({ email, username, size }: { email: string; username: string
       onSubmit={(event) => {
         event.preventDefault();
         setQuery({
-          email: emailText.trim(),
-          username: usernameText.trim(),
-          limit: limitParam(rows),
+          email: values.email.trim(),
+          username: values.username.trim(),
+          limit: limitParam(values.rows),
           cursor: null,
         });
       }}
     >
-      <TextField
-        label="Email starts with"
-        type="search"
-        name="email"
-        autoComplete="off"
-        value={emailText}
-        onChange={(event) => setEmailText(event.currentTarget.value)}
-      />
-      <TextField
-        label="Username starts with"
-        type="search"
-        name="username"
-        autoComplete="off"
-        value={usernameText}
-        onChange={(event) => setUsernameText(event.currentTarget.value)}
-      />
-      <RowsPerPage value={rows} onChange={setRows} />
+      <TextField label="Email starts with" type="search" name="email" autoComplete="off" {...text("email")} />
+      <TextField label="Username starts with" type="search" name="username" autoComplete="off" {...text("username")} />
+      <RowsPerPage value={values.rows} onChange={(rows) => set("rows", rows)} />
       <div className="form-row">
         <button type="submit" className="button primary">
           Search
@@ -60,8 +48,7 @@ function SearchForm({ email, username, size }: { email: string; username: string
             type="button"
             className="button"
             onClick={() => {
-              setEmailText("");
-              setUsernameText("");
+              setValues((previous) => ({ ...previous, email: "", username: "" }));
               setQuery({ email: null, username: null, cursor: null });
             }}
           >
@@ -74,60 +61,36 @@ function SearchForm({ email, username, size }: { email: string; username: string
 }
 
 function NewUserForm({ onCreated }: { onCreated: (user: User) => void }) {
-  const [email, setEmail] = useState("");
-  const [username, setUsername] = useState("");
-  const [displayName, setDisplayName] = useState("");
-  const [password, setPassword] = useState("");
-  const submission = useSubmit(
-    async () => {
+  const form = useForm(
+    { email: "", username: "", displayName: "", password: "" },
+    async ({ email, username, displayName, password }) => {
       const body: Record<string, string> = { email: email.trim(), password, displayName: displayName.trim() };
       if (username.trim()) body.username = username.trim();
       onCreated(await post<User>("/admin/users", body));
-      setEmail("");
-      setUsername("");
-      setDisplayName("");
-      setPassword("");
+      form.reset();
     },
-    () => {
-      const refused: Record<string, string> = {};
-      if (!email.trim()) refused.email = "Enter the person's email address.";
-      if (!password) refused.password = "Enter a first password for the person.";
-      return refused;
-    },
+    (values) => ({
+      ...blankErrors(values, { email: "Enter the person's email address." }),
+      ...(values.password ? {} : { password: "Enter a first password for the person." }),
+    }),
   );
+  const { submission, text } = form;
   return (
     <Form submission={submission} label="New user">
-      <TextField
-        label="Email"
-        type="email"
-        autoComplete="off"
-        value={email}
-        onChange={(event) => setEmail(event.currentTarget.value)}
-        error={submission.fieldError("email")}
-      />
+      <TextField label="Email" type="email" autoComplete="off" {...text("email")} />
       <TextField
         label="Username"
         hint="Optional. One word, no spaces; the person can sign in with it instead of the email."
         autoComplete="off"
-        value={username}
-        onChange={(event) => setUsername(event.currentTarget.value)}
-        error={submission.fieldError("username")}
+        {...text("username")}
       />
-      <TextField
-        label="Display name"
-        autoComplete="off"
-        value={displayName}
-        onChange={(event) => setDisplayName(event.currentTarget.value)}
-        error={submission.fieldError("displayName")}
-      />
+      <TextField label="Display name" autoComplete="off" {...text("displayName")} />
       <TextField
         label="Password"
         type="password"
         autoComplete="new-password"
         hint="At least 8 characters, not a common one, not containing the email or username."
-        value={password}
-        onChange={(event) => setPassword(event.currentTarget.value)}
-        error={submission.fieldError("password")}
+        {...text("password")}
       />
       <div className="form-row">
         <SubmitButton busy={submission.busy} busyLabel="Creating…">
@@ -142,12 +105,13 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
   const { query } = useLocation();
   const email = query.get("email") ?? "";
   const username = query.get("username") ?? "";
-  const cursor = query.get("cursor") ?? "";
+  const paging = useUrlCursor();
+  const cursor = paging.cursor ?? "";
   const size = pageSizeOf(query);
   const canWrite = hasScope(WRITE);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<User | null>(null);
-  const [notice] = useState(takeCarried);
+  const notice = useCarriedNotice();
   const { state, reload } = useLoad(
     (signal) => get<Page<User>>("/admin/users", { email, username, cursor, limit: size }, signal),
     [email, username, cursor, size],
@@ -190,33 +154,20 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
         </div>
       ) : null}
       <SearchForm key={`${email}\n${username}\n${size}`} email={email} username={username} size={size} />
-      <Loaded state={state} reload={reload} label="Loading users…">
-        {(page) => (
-          <>
-            <DataTable
-              caption="User list"
-              rows={page.items}
-              rowKey={(user) => user.id}
-              empty={email || username ? "No user matches this search." : "No users yet."}
-              columns={[
-                {
-                  header: "Email",
-                  rowHeader: true,
-                  cell: (user) => <Link to={`/console${userPath(user.id)}`}>{user.email}</Link>,
-                },
-                { header: "Username", cell: (user) => user.username ?? "—" },
-                { header: "Display name", cell: (user) => user.displayName || "—" },
-                {
-                  header: "Status",
-                  cell: (user) =>
-                    user.disabled ? <span className="tag bad">Disabled</span> : <span className="tag ok">Active</span>,
-                },
-              ]}
-            />
-            <UrlPager nextCursor={page.nextCursor} />
-          </>
-        )}
-      </Loaded>
+      <PagedTable
+        load={{ state, reload }}
+        paging={paging}
+        label="Loading users…"
+        caption="User list"
+        rowKey={(user) => user.id}
+        empty={email || username ? "No user matches this search." : "No users yet."}
+        columns={[
+          nameColumn<User>("Email", (user) => `/console${userPath(user.id)}`, (user) => user.email),
+          { header: "Username", cell: (user) => user.username ?? "—" },
+          { header: "Display name", cell: (user) => user.displayName || "—" },
+          { header: "Status", cell: (user) => <StatusTag disabled={user.disabled} /> },
+        ]}
+      />
     </Screen>
   );
 }

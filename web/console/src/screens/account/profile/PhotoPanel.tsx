@@ -3,42 +3,36 @@
  * image (sent as the request body, typed by the file), removed after a confirmation.
  */
 import { useState } from "react";
-import { del, put } from "../../../api/client";
+import { del } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
 import { Panel } from "../../../ui/Screen";
 import { ConfirmButton } from "../../../ui/dialog";
-import { Form, SubmitButton, TextField, useSubmit } from "../../../ui/form";
+import { Form, SubmitButton, TextField } from "../../../ui/form";
 import { Notice } from "../../../ui/table";
-import { IMAGE_TYPES, explainUpload } from "../api";
+import { IMAGE_TYPES } from "../api";
+import { useImageUpload } from "../upload";
 
 const NO_STORE =
   "Photos cannot be stored on this server at the moment (no photo store is available). Try again later or ask your administrator.";
 
 export function PhotoPanel({ picture, onChange }: { picture: string | null; onChange: (next: string | null) => void }) {
   const canWrite = hasScope("idp:account:write");
-  const [file, setFile] = useState<File | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  // A new key empties the file input after an upload.
-  const [inputKey, setInputKey] = useState(0);
-  const submission = useSubmit(
-    async () => {
-      setNotice(null);
-      try {
-        const answer = await put<{ picture: string }>("/entity/profile/photo", file);
-        onChange(answer.picture);
-      } catch (error) {
-        throw explainUpload(error, NO_STORE, "photo");
-      }
-      setFile(null);
-      setInputKey((key) => key + 1);
+  const { submission, inputKey, input } = useImageUpload<{ picture: string }>({
+    path: "/entity/profile/photo",
+    field: "photo",
+    unavailable: NO_STORE,
+    refuse: (file) => {
+      if (!file) return "Choose an image first.";
+      if (!IMAGE_TYPES.split(",").includes(file.type)) return "Choose a PNG, JPEG or WebP image.";
+      return null;
+    },
+    onStart: () => setNotice(null),
+    onUploaded: (answer) => {
+      onChange(answer.picture);
       setNotice("Photo saved.");
     },
-    () => {
-      if (!file) return { photo: "Choose an image first." };
-      if (!IMAGE_TYPES.split(",").includes(file.type)) return { photo: "Choose a PNG, JPEG or WebP image." };
-      return {};
-    },
-  );
+  });
   return (
     <Panel title="Photo">
       {notice ? <Notice>{notice}</Notice> : null}
@@ -55,13 +49,8 @@ export function PhotoPanel({ picture, onChange }: { picture: string | null; onCh
                 key={inputKey}
                 label="New photo"
                 hint="A PNG, JPEG or WebP image. It is stored without its metadata (location, camera) and shown to applications you sign in to."
-                error={submission.fieldError("photo")}
-                type="file"
                 accept={IMAGE_TYPES}
-                onChange={(event) => {
-                  setFile(event.currentTarget.files?.[0] ?? null);
-                  submission.reset();
-                }}
+                {...input}
               />
               <div className="form-row">
                 <SubmitButton busy={submission.busy} busyLabel="Uploading…">

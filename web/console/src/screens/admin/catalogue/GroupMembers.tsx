@@ -8,9 +8,11 @@ import { type Page, del, describeError, get, post } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
 import { Link } from "../../../router";
 import { ConfirmButton } from "../../../ui/dialog";
-import { Form, SubmitButton, TextField, useSubmit } from "../../../ui/form";
-import { Loaded, useLoad } from "../../../ui/load";
-import { DataTable, Notice, Pager } from "../../../ui/table";
+import { blankErrors, useForm } from "../../../ui/bind";
+import { Form, SubmitButton, TextField } from "../../../ui/form";
+import { useLoad } from "../../../ui/load";
+import { PagedTable, useCursor } from "../../../ui/paged";
+import { Notice, rowLabel } from "../../../ui/table";
 import { type Group, type Member, seg } from "./common";
 
 interface UserRow {
@@ -21,7 +23,8 @@ interface UserRow {
 }
 
 export function GroupMembers({ group, canWrite, onChange }: { group: Group; canWrite: boolean; onChange: () => void }) {
-  const [cursor, setCursor] = useState<string | null>(null);
+  const paging = useCursor();
+  const { cursor } = paging;
   const [notice, setNotice] = useState<string | null>(null);
   const path = `/admin/groups/${seg(group.id)}/members`;
   const { state, reload } = useLoad((signal) => get<Page<Member>>(path, { cursor }, signal), [path, cursor]);
@@ -31,55 +34,43 @@ export function GroupMembers({ group, canWrite, onChange }: { group: Group; canW
     onChange();
   };
   const canReadUsers = hasScope("idp:users:read");
+  const remove = {
+    header: "Actions",
+    cell: (member: Member) => (
+      <ConfirmButton
+        label={rowLabel("Remove", member.email)}
+        title={`Remove ${member.email} from ${group.name}?`}
+        confirmLabel="Remove"
+        onConfirm={async () => {
+          await del(`${path}/${seg(member.id)}`);
+          changed(`${member.email} removed.`);
+        }}
+      >
+        <p>They lose the scopes of the group's roles.</p>
+      </ConfirmButton>
+    ),
+  };
   return (
     <>
       {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload} label="Loading members…">
-        {(page) => (
-          <>
-            <DataTable
-              caption={`Members of ${group.name}`}
-              rows={page.items}
-              rowKey={(member) => member.id}
-              empty="No members yet."
-              columns={[
-                {
-                  header: "Email",
-                  rowHeader: true,
-                  cell: (member) =>
-                    canReadUsers ? <Link to={`/console/admin/users/${seg(member.id)}`}>{member.email}</Link> : member.email,
-                },
-                { header: "Name", cell: (member) => member.displayName || "—" },
-                ...(canWrite
-                  ? [
-                      {
-                        header: "Actions",
-                        cell: (member: Member) => (
-                          <ConfirmButton
-                            label={
-                              <>
-                                Remove<span className="visually-hidden"> {member.email}</span>
-                              </>
-                            }
-                            title={`Remove ${member.email} from ${group.name}?`}
-                            confirmLabel="Remove"
-                            onConfirm={async () => {
-                              await del(`${path}/${seg(member.id)}`);
-                              changed(`${member.email} removed.`);
-                            }}
-                          >
-                            <p>They lose the scopes of the group's roles.</p>
-                          </ConfirmButton>
-                        ),
-                      },
-                    ]
-                  : []),
-              ]}
-            />
-            <Pager nextCursor={page.nextCursor} atStart={cursor === null} onNext={setCursor} onFirst={() => setCursor(null)} />
-          </>
-        )}
-      </Loaded>
+      <PagedTable
+        load={{ state, reload }}
+        paging={paging}
+        label="Loading members…"
+        caption={`Members of ${group.name}`}
+        rowKey={(member) => member.id}
+        empty="No members yet."
+        columns={[
+          {
+            header: "Email",
+            rowHeader: true,
+            cell: (member) =>
+              canReadUsers ? <Link to={`/console/admin/users/${seg(member.id)}`}>{member.email}</Link> : member.email,
+          },
+          { header: "Name", cell: (member) => member.displayName || "—" },
+          ...(canWrite ? [remove] : []),
+        ]}
+      />
       {canWrite && canReadUsers ? <AddMember path={path} onAdded={(email) => changed(`${email} added.`)} /> : null}
       {canWrite && !canReadUsers ? <p className="hint">Adding members needs the permission to read users.</p> : null}
     </>
@@ -87,24 +78,25 @@ export function GroupMembers({ group, canWrite, onChange }: { group: Group; canW
 }
 
 function AddMember({ path, onAdded }: { path: string; onAdded: (email: string) => void }) {
-  const [email, setEmail] = useState("");
   const [found, setFound] = useState<UserRow[] | null>(null);
   const [adding, setAdding] = useState<string | null>(null);
   const [addError, setAddError] = useState<string | null>(null);
-  const search = useSubmit(
-    async () => {
+  const form = useForm(
+    { email: "" },
+    async ({ email }) => {
       const page = await get<Page<UserRow>>("/admin/users", { email: email.trim(), limit: 10 });
       setFound(page.items);
     },
-    () => (email.trim() ? {} : { email: "Enter the beginning of an email address." }),
+    (values) => blankErrors(values, { email: "Enter the beginning of an email address." }),
   );
+  const search = form.submission;
   const add = async (user: UserRow): Promise<void> => {
     setAdding(user.id);
     setAddError(null);
     try {
       await post(path, { members: [user.id] });
       setFound(null);
-      setEmail("");
+      form.reset();
       onAdded(user.email);
     } catch (error) {
       setAddError(describeError(error));
@@ -119,9 +111,7 @@ function AddMember({ path, onAdded }: { path: string; onAdded: (email: string) =
         <TextField
           label="Email begins with"
           type="search"
-          value={email}
-          onChange={(event) => setEmail(event.currentTarget.value)}
-          error={search.fieldError("email")}
+          {...form.text("email")}
           autoComplete="off"
           spellCheck={false}
         />

@@ -1,16 +1,17 @@
 /**
  * The parts roles and groups share (both are a name and an optional description): the list
- * screen with its "New …" form, and the "Edit" and "Delete" panels of the detail screen.
+ * screen with its "New …" form, the detail screen, and its "Edit" and "Delete" panels.
  */
-import { type Page, del, get, patch, post } from "../../../api/client";
+import type { ReactNode } from "react";
+import { patch, post } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
-import { Link, navigate } from "../../../router";
-import { Panel, Screen } from "../../../ui/Screen";
-import { ConfirmButton } from "../../../ui/dialog";
-import { Loaded, useLoad } from "../../../ui/load";
-import { type Column, DataTable, Notice, Pager } from "../../../ui/table";
-import { carryNotice, seg, useCarriedNotice, useUrlCursor } from "./common";
+import { navigate } from "../../../router";
+import { Panel } from "../../../ui/Screen";
+import { carryNotice } from "../../../ui/carry";
+import { type Column, type Fact, Facts, nameColumn } from "../../../ui/table";
+import { seg } from "./common";
 import { NamedForm } from "./NamedForm";
+import { DeletePanel, DetailScreen, ListScreen } from "./screens";
 
 export interface Named {
   id: string;
@@ -29,6 +30,18 @@ export interface NamedKind {
   writeScope: string;
 }
 
+/** The kind named `noun`: its API at `/admin/<noun>s`, its screens at `/console/admin/<noun>s`. */
+export function namedKind(noun: "role" | "group"): NamedKind {
+  const plural = `${noun}s`;
+  return {
+    noun,
+    plural: capital(plural),
+    apiPath: `/admin/${plural}`,
+    listPath: `/console/admin/${plural}`,
+    writeScope: `idp:${plural}:write`,
+  };
+}
+
 const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The list (name linked to its detail, then `columns`), paged, and the creation form. */
@@ -43,55 +56,74 @@ export function NamedListScreen<T extends Named>({
   columns: Column<T>[];
   createdNotice: string;
 }) {
-  const { cursor, next, first } = useUrlCursor();
-  const { state, reload } = useLoad((signal) => get<Page<T>>(kind.apiPath, { cursor }, signal), [cursor]);
-  const notice = useCarriedNotice();
   const label = `New ${kind.noun}`;
+  const form = (
+    <NamedForm
+      label={label}
+      submitLabel={`Create ${kind.noun}`}
+      onSubmit={async (values) => {
+        const created = await post<T>(kind.apiPath, values);
+        const to = `${kind.listPath}/${seg(created.id)}`;
+        carryNotice(to, createdNotice);
+        navigate(to);
+        return null;
+      }}
+    />
+  );
   return (
-    <Screen title={kind.plural} intro={intro}>
-      {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload}>
-        {(page) => (
-          <>
-            <DataTable
-              caption={kind.plural}
-              rows={page.items}
-              rowKey={(item) => item.id}
-              empty={`No ${kind.plural.toLowerCase()} yet.`}
-              columns={[
-                {
-                  header: "Name",
-                  rowHeader: true,
-                  cell: (item) => <Link to={`${kind.listPath}/${seg(item.id)}`}>{item.name}</Link>,
-                },
-                ...columns,
-              ]}
-            />
-            <Pager nextCursor={page.nextCursor} atStart={!cursor} onNext={next} onFirst={first} />
-          </>
-        )}
-      </Loaded>
-      {hasScope(kind.writeScope) ? (
-        <Panel title={label}>
-          <NamedForm
-            label={label}
-            submitLabel={`Create ${kind.noun}`}
-            onSubmit={async (values) => {
-              const created = await post<T>(kind.apiPath, values);
-              const to = `${kind.listPath}/${seg(created.id)}`;
-              carryNotice(to, createdNotice);
-              navigate(to);
-              return null;
-            }}
-          />
-        </Panel>
-      ) : null}
-    </Screen>
+    <ListScreen<T>
+      title={kind.plural}
+      intro={intro}
+      apiPath={kind.apiPath}
+      caption={kind.plural}
+      rowKey={(item) => item.id}
+      empty={`No ${kind.plural.toLowerCase()} yet.`}
+      columns={[nameColumn("Name", (item) => `${kind.listPath}/${seg(item.id)}`, (item) => item.name), ...columns]}
+      create={{ title: label, writeScope: kind.writeScope, form }}
+    />
+  );
+}
+
+/**
+ * The detail screen of the record `id` ("Role admins", "All roles"): its facts, its own
+ * panels, then "Edit …" and "Delete …" for holders of the write scope.
+ */
+export function NamedScreen<T extends Named>({
+  kind,
+  id,
+  facts,
+  deleteWarning,
+  children,
+}: {
+  kind: NamedKind;
+  id: string;
+  facts: (record: T) => Fact[];
+  deleteWarning: string;
+  /** The panels between the facts and the settings; `reload` reads the record again. */
+  children: (record: T, reload: () => void) => ReactNode;
+}) {
+  return (
+    <DetailScreen<T>
+      apiPath={`${kind.apiPath}/${seg(id)}`}
+      title={(record) => `${capital(kind.noun)} ${record.name}`}
+      fallbackTitle={capital(kind.noun)}
+      back={{ to: kind.listPath, label: `All ${kind.plural.toLowerCase()}` }}
+    >
+      {(record, reload) => (
+        <>
+          <Facts rows={facts(record)} />
+          {children(record, reload)}
+          {hasScope(kind.writeScope) ? (
+            <NamedSettings kind={kind} record={record} onSaved={reload} deleteWarning={deleteWarning} />
+          ) : null}
+        </>
+      )}
+    </DetailScreen>
   );
 }
 
 /** "Edit …" (name and description) and "Delete …" (asks first, then back to the list). */
-export function NamedSettings({
+function NamedSettings({
   kind,
   record,
   onSaved,
@@ -117,21 +149,14 @@ export function NamedSettings({
           }}
         />
       </Panel>
-      <Panel title={`Delete ${kind.noun}`} id={`delete-${kind.noun}`}>
-        <p>{deleteWarning}</p>
-        <ConfirmButton
-          label={`Delete ${kind.noun}`}
-          title={`Delete the ${kind.noun} ${record.name}?`}
-          confirmLabel="Delete"
-          onConfirm={async () => {
-            await del(path);
-            carryNotice(kind.listPath, `${capital(kind.noun)} ${record.name} deleted.`);
-            navigate(kind.listPath);
-          }}
-        >
-          <p>This cannot be undone.</p>
-        </ConfirmButton>
-      </Panel>
+      <DeletePanel
+        noun={kind.noun}
+        name={record.name}
+        apiPath={path}
+        listPath={kind.listPath}
+        warning={deleteWarning}
+        consequence="This cannot be undone."
+      />
     </>
   );
 }

@@ -3,7 +3,8 @@
  * two resources have the same rules: name unique and not blank, description optional).
  */
 import { useState } from "react";
-import { Form, SubmitButton, TextArea, TextField, useSubmit } from "../../../ui/form";
+import { blankErrors, useForm } from "../../../ui/bind";
+import { Form, SubmitButton, TextArea, TextField } from "../../../ui/form";
 import { Notice } from "../../../ui/table";
 
 export function NamedForm({
@@ -20,35 +21,20 @@ export function NamedForm({
   /** Sends the values; answers a notice to show, or null when the screen moves on. */
   onSubmit: (values: { name: string; description: string }) => Promise<string | null>;
 }) {
-  const [name, setName] = useState(initial?.name ?? "");
-  const [description, setDescription] = useState(initial?.description ?? "");
   const [notice, setNotice] = useState<string | null>(null);
-  const submission = useSubmit(
-    async () => {
+  const { submission, text } = useForm(
+    { name: initial?.name ?? "", description: initial?.description ?? "" },
+    async ({ name, description }) => {
       setNotice(null);
       setNotice(await onSubmit({ name: name.trim(), description: description.trim() }));
     },
-    () => (name.trim() ? {} : { name: "Enter a name." }),
+    (values) => blankErrors(values, { name: "Enter a name." }),
   );
   return (
     <Form submission={submission} label={label}>
       {notice ? <Notice>{notice}</Notice> : null}
-      <TextField
-        label="Name"
-        hint={nameHint}
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        error={submission.fieldError("name")}
-        autoComplete="off"
-      />
-      <TextArea
-        label="Description"
-        hint="Optional."
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        error={submission.fieldError("description")}
-        rows={2}
-      />
+      <TextField label="Name" hint={nameHint} {...text("name")} autoComplete="off" />
+      <TextArea label="Description" hint="Optional." {...text("description")} rows={2} />
       <div>
         <SubmitButton busy={submission.busy}>{submitLabel}</SubmitButton>
       </div>

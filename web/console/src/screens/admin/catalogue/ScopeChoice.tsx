@@ -8,7 +8,8 @@ import { put } from "../../../api/client";
 import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
 import { Notice } from "../../../ui/table";
-import { OIDC_SCOPES, fetchApiScopes, listErrors } from "./common";
+import { everyApiScope } from "../../../api/pages";
+import { OIDC_SCOPES, type Scope, listErrors } from "./common";
 
 export function ScopeChoice({
   path,
@@ -28,7 +29,7 @@ export function ScopeChoice({
   onSaved?: () => void;
 }) {
   const { state, reload } = useLoad(async (signal) => {
-    const scopes = await fetchApiScopes(signal);
+    const scopes = await everyApiScope<Scope>(signal);
     const options = [
       ...(withOidc ? OIDC_SCOPES : []),
       ...scopes.map((scope) => ({ value: scope.value, description: scope.description })),

@@ -1,11 +1,8 @@
 /**
  * Shared parts of the catalogue screens (APIs and scopes, clients, roles, groups): the wire
- * shapes of `/admin/*`, paging with the cursor in the URL, whole-list loads for the
- * checkbox choices, and a notice carried from a creation to the detail screen it opens.
+ * shapes of `/admin/*` and the errors of list fields.
  */
-import { useEffect, useState } from "react";
-import { ApiError, type Page, get } from "../../../api/client";
-import { setQuery, useLocation } from "../../../router";
+import { ApiError } from "../../../api/client";
 import type { Submission } from "../../../ui/form";
 
 export interface Api {
@@ -85,55 +82,6 @@ export const OIDC_SCOPES: readonly { value: string; description: string }[] = [
   { value: "email", description: "See your email address and whether it is verified" },
   { value: "offline_access", description: "Keep access to your data while you are not signed in" },
 ];
-
-/** Every page of a list, one request after another (choices for checkbox groups). */
-export async function fetchAll<T>(path: string, signal?: AbortSignal): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Page<T> = await get<Page<T>>(path, { limit: 200, cursor }, signal);
-    items.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return items;
-}
-
-/** The scopes of every API (not the standard OIDC ones), by API name then value. */
-export async function fetchApiScopes(signal?: AbortSignal): Promise<Scope[]> {
-  const apis = await fetchAll<Api>("/admin/apis", signal);
-  const lists = await Promise.all(
-    apis.map((api) => fetchAll<Scope>(`/admin/apis/${encodeURIComponent(api.id)}/scopes`, signal)),
-  );
-  return lists.flat();
-}
-
-/** The list's cursor kept in the URL (`?cursor=`), so a page can be reloaded or linked. */
-export function useUrlCursor(): { cursor: string | null; next: (cursor: string) => void; first: () => void } {
-  const { query } = useLocation();
-  const cursor = query.get("cursor");
-  return {
-    cursor,
-    next: (value) => setQuery({ cursor: value }),
-    first: () => setQuery({ cursor: null }),
-  };
-}
-
-let carried: { path: string; text: string } | null = null;
-
-/** Leaves a notice for the screen at `path` (for example "Client created." on its detail). */
-export function carryNotice(path: string, text: string): void {
-  carried = { path, text };
-}
-
-/** The notice left for this screen, if any; read once. */
-export function useCarriedNotice(): string | null {
-  const { path } = useLocation();
-  const [text] = useState(() => (carried && carried.path === path ? carried.text : null));
-  useEffect(() => {
-    if (carried && carried.path === path) carried = null;
-  }, [path]);
-  return text;
-}
 
 /**
  * The messages the API gave for a list field and its items (`grantTypes`, `grantTypes[1]`):

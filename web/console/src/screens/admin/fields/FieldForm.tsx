@@ -2,8 +2,10 @@
  * The editor of a profile field, for a new field and for a stored one. A stored field
  * shows `key`, type, `unique` and group read-only: they cannot change (rule 4).
  */
-import { type ReactNode, useState } from "react";
+import { type Dispatch, type ReactNode, type SetStateAction, useState } from "react";
+import { binders } from "../../../ui/bind";
 import { Checkbox, Form, type Submission, SelectField, SubmitButton, TextArea, TextField } from "../../../ui/form";
+import { Facts } from "../../../ui/table";
 import { ClaimPreview } from "./ClaimPreview";
 import { DATA_TYPES, type Draft, type FieldCreate, RANGED_TYPES, TEXT_TYPES, TYPE_LABELS, draftOf } from "./model";
 import type { Choice, EditorOptions } from "./options";
@@ -69,7 +71,7 @@ export function FieldForm({
   formLabel,
 }: {
   draft: Draft;
-  onChange: (next: Draft) => void;
+  onChange: Dispatch<SetStateAction<Draft>>;
   submission: Submission;
   options: EditorOptions;
   /** Given for a new field. */
@@ -79,17 +81,7 @@ export function FieldForm({
   submitLabel: string;
   formLabel: string;
 }) {
-  const set = <K extends keyof Draft>(member: K, value: Draft[K]): void => onChange({ ...draft, [member]: value });
-  const err = submission.fieldError;
-  const text = (member: keyof Draft) => ({
-    value: String(draft[member]),
-    onChange: (event: { currentTarget: { value: string } }) => set(member, event.currentTarget.value as never),
-  });
-  const check = (member: "required" | "unique" | "userReadable" | "userWritable") => ({
-    checked: draft[member],
-    onChange: (event: { currentTarget: { checked: boolean } }) => set(member, event.currentTarget.checked),
-    error: err(member),
-  });
+  const { text, check } = binders(draft, onChange, submission);
   const groupName = options.groupNames.get(draft.groupId);
   const ranged = RANGED_TYPES.has(draft.dataType);
   const boundType = draft.dataType === "date" ? "date" : "number";
@@ -107,36 +99,30 @@ export function FieldForm({
           />
         ) : null}
         {stored ? (
-          <dl className="facts" aria-label="Fixed properties">
-            <dt>Key</dt>
-            <dd>
-              <code>{draft.key}</code>
-            </dd>
-            <dt>Type</dt>
-            <dd>{TYPE_LABELS[draft.dataType]}</dd>
-            <dt>Unique</dt>
-            <dd>{draft.unique ? "Yes: no two people can hold the same value" : "No"}</dd>
-            <dt>Group</dt>
-            <dd>{draft.groupId ? (groupName ?? draft.groupId) : "Everyone"}</dd>
-          </dl>
+          <Facts
+            label="Fixed properties"
+            rows={[
+              ["Key", <code>{draft.key}</code>],
+              ["Type", TYPE_LABELS[draft.dataType]],
+              ["Unique", draft.unique ? "Yes: no two people can hold the same value" : "No"],
+              ["Group", draft.groupId ? (groupName ?? draft.groupId) : "Everyone"],
+            ]}
+          />
         ) : (
           <TextField
             label="Key"
             hint="Lowercase letters, digits and _; starts with a letter. Cannot change later."
             autoComplete="off"
             spellCheck={false}
-            error={err("key")}
             {...text("key")}
           />
         )}
-        <TextField label="Label" hint="What people see next to the field." error={err("label")} {...text("label")} />
+        <TextField label="Label" hint="What people see next to the field." {...text("label")} />
         {stored ? null : (
           <SelectField
             label="Type"
-            error={err("dataType")}
             options={TYPE_OPTIONS}
-            value={draft.dataType}
-            onChange={(event) => set("dataType", event.currentTarget.value as Draft["dataType"])}
+            {...text("dataType")}
           />
         )}
         <Fieldset legend="Rules">
@@ -154,20 +140,19 @@ export function FieldForm({
               hint="A regular expression the whole value must match."
               spellCheck={false}
               autoComplete="off"
-              error={err("validators.pattern")}
-              {...text("pattern")}
+              {...text("pattern", "validators.pattern")}
             />
             <div className="field-pair">
-              <TextField label="Minimum length" type="number" inputMode="numeric" min={0} error={err("validators.minLength")} {...text("minLength")} />
-              <TextField label="Maximum length" type="number" inputMode="numeric" min={0} error={err("validators.maxLength")} {...text("maxLength")} />
+              <TextField label="Minimum length" type="number" inputMode="numeric" min={0} {...text("minLength", "validators.minLength")} />
+              <TextField label="Maximum length" type="number" inputMode="numeric" min={0} {...text("maxLength", "validators.maxLength")} />
             </div>
           </Fieldset>
         ) : null}
         {ranged ? (
           <Fieldset legend="Validation" hint="Leave empty for no limit.">
             <div className="field-pair">
-              <TextField label="Minimum" type={boundType} error={err("validators.min")} {...text("min")} />
-              <TextField label="Maximum" type={boundType} error={err("validators.max")} {...text("max")} />
+              <TextField label="Minimum" type={boundType} {...text("min", "validators.min")} />
+              <TextField label="Maximum" type={boundType} {...text("max", "validators.max")} />
             </div>
           </Fieldset>
         ) : null}
@@ -176,7 +161,6 @@ export function FieldForm({
             label="Permitted values"
             hint="One per line."
             spellCheck={false}
-            error={err("enumValues")}
             {...text("enumValues")}
           />
         ) : null}
@@ -185,28 +169,23 @@ export function FieldForm({
           type="number"
           inputMode="numeric"
           hint={stored ? "Fields are listed by this number." : "Leave empty to place it after the last field."}
-          error={err("displayOrder")}
           {...text("displayOrder")}
         />
         {stored ? null : (
           <SelectField
             label="Group"
             hint="A group's field applies only to its members."
-            error={err("groupId")}
             options={withCurrent(options.groups, draft.groupId, "Everyone (no group)")}
-            value={draft.groupId}
-            onChange={(event) => set("groupId", event.currentTarget.value)}
+            {...text("groupId")}
           />
         )}
         <Fieldset legend="Claim" hint="Release the value to applications as a claim. Leave both empty for none.">
-          <TextField label="Claim name" spellCheck={false} autoComplete="off" error={err("claimName")} {...text("claimName")} />
+          <TextField label="Claim name" spellCheck={false} autoComplete="off" {...text("claimName")} />
           <SelectField
             label="Claim scope"
             hint="The claim is released only when an application is granted this scope."
-            error={err("claimScope")}
             options={withCurrent(options.scopes, draft.claimScope, "No scope")}
-            value={draft.claimScope}
-            onChange={(event) => set("claimScope", event.currentTarget.value)}
+            {...text("claimScope")}
           />
         </Fieldset>
         <div className="form-row">

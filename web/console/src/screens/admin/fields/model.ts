@@ -195,21 +195,32 @@ const orNull = (value: string): string | null => (value.trim() ? value.trim() : 
 export function createBody(draft: Draft): FieldCreate {
   const body: FieldCreate = {
     key: draft.key.trim(),
-    label: draft.label,
     dataType: draft.dataType,
-    required: draft.required,
     unique: draft.unique,
+    ...changeable(draft, draft.dataType),
+  };
+  if (draft.groupId) body.groupId = draft.groupId;
+  return body;
+}
+
+/** The members a stored field can change (rule 4), as a field of `dataType` sends them. */
+function changeable(draft: Draft, dataType: DataType) {
+  const members: Pick<
+    FieldCreate,
+    "label" | "required" | "userReadable" | "userWritable" | "validators" | "claimName" | "claimScope" | "enumValues" | "displayOrder"
+  > = {
+    label: draft.label,
+    required: draft.required,
     userReadable: draft.userReadable,
     userWritable: draft.userWritable,
     validators: validatorsOf(draft),
     claimName: orNull(draft.claimName),
     claimScope: orNull(draft.claimScope),
   };
-  if (draft.dataType === "enum") body.enumValues = enumList(draft);
+  if (dataType === "enum") members.enumValues = enumList(draft);
   const order = whole(draft.displayOrder);
-  if (order !== null) body.displayOrder = order;
-  if (draft.groupId) body.groupId = draft.groupId;
-  return body;
+  if (order !== null) members.displayOrder = order;
+  return members;
 }
 
 /**
@@ -217,18 +228,7 @@ export function createBody(draft: Draft): FieldCreate {
  * names what changed). `key`, `dataType`, `unique` and `groupId` cannot change (rule 4).
  */
 export function patchBody(field: ProfileField, draft: Draft): Record<string, unknown> {
-  const wanted: Record<string, unknown> = {
-    label: draft.label,
-    required: draft.required,
-    userReadable: draft.userReadable,
-    userWritable: draft.userWritable,
-    validators: validatorsOf(draft),
-    claimName: orNull(draft.claimName),
-    claimScope: orNull(draft.claimScope),
-  };
-  if (field.dataType === "enum") wanted.enumValues = enumList(draft);
-  const order = whole(draft.displayOrder);
-  if (order !== null) wanted.displayOrder = order;
+  const wanted: Record<string, unknown> = changeable(draft, field.dataType);
   const current = field as unknown as Record<string, unknown>;
   const changed: Record<string, unknown> = {};
   for (const [member, value] of Object.entries(wanted)) {

@@ -3,7 +3,7 @@
  * field can be bound to. Each list is read only when the token may read it; without
  * `idp:apis:read` the standard OpenID Connect scopes are still offered.
  */
-import { type Page, get } from "../../../api/client";
+import { everyApiScope, everyItem } from "../../../api/pages";
 import { hasScope } from "../../../auth/session";
 
 /**
@@ -24,23 +24,6 @@ export interface EditorOptions {
   groupNames: ReadonlyMap<string, string>;
 }
 
-/** Every page of a list (at most 20 pages of 200: more would not fit a select anyway). */
-async function everything<T>(path: string, signal: AbortSignal): Promise<T[]> {
-  const rows: T[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < 20; page += 1) {
-    const answer: Page<T> = await get<Page<T>>(path, { limit: 200, cursor }, signal);
-    rows.push(...answer.items);
-    cursor = answer.nextCursor;
-    if (!cursor) break;
-  }
-  return rows;
-}
-
-interface ApiRow {
-  id: string;
-  name: string;
-}
 interface ScopeRow {
   value: string;
   description: string;
@@ -52,17 +35,10 @@ interface GroupRow {
 
 export async function loadEditorOptions(signal: AbortSignal): Promise<EditorOptions> {
   const standard: Choice[] = STANDARD_SCOPES.map((value) => ({ value, label: `${value} (OpenID Connect)` }));
-  const apiScopes = hasScope("idp:apis:read")
-    ? everything<ApiRow>("/admin/apis", signal).then((apis) =>
-        Promise.all(
-          apis.map((api) => everything<ScopeRow>(`/admin/apis/${encodeURIComponent(api.id)}/scopes`, signal)),
-        ),
-      )
-    : Promise.resolve([] as ScopeRow[][]);
-  const groups = hasScope("idp:groups:read") ? everything<GroupRow>("/admin/groups", signal) : Promise.resolve([]);
-  const [scopeLists, groupRows] = await Promise.all([apiScopes, groups]);
-  const scopes = scopeLists
-    .flat()
+  const apiScopes = hasScope("idp:apis:read") ? everyApiScope<ScopeRow>(signal) : Promise.resolve([]);
+  const groups = hasScope("idp:groups:read") ? everyItem<GroupRow>("/admin/groups", signal) : Promise.resolve([]);
+  const [scopeRows, groupRows] = await Promise.all([apiScopes, groups]);
+  const scopes = scopeRows
     .map((scope) => ({ value: scope.value, label: `${scope.value} (${scope.description})` }))
     .sort((a, b) => a.value.localeCompare(b.value));
   return {

@@ -7,23 +7,26 @@ import { useState } from "react";
 import { del, post } from "../../../api/client";
 import { navigate } from "../../../router";
 import { Panel } from "../../../ui/Screen";
+import { carryNotice } from "../../../ui/carry";
 import { ConfirmButton } from "../../../ui/dialog";
-import { FormErrors, TextField, useSubmit } from "../../../ui/form";
+import { useForm } from "../../../ui/bind";
+import { FormErrors, TextField } from "../../../ui/form";
 import { Notice } from "../../../ui/table";
-import { type User, carryNotice, userPath } from "./model";
+import { type User, userPath } from "./model";
 
 function PasswordPanel({ user }: { user: User }) {
-  const [password, setPassword] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
-  const setIt = useSubmit(
-    async () => {
+  const form = useForm(
+    { password: "" },
+    async ({ password }) => {
       setNotice(null);
       await post(`${userPath(user.id)}/reset-password`, { password });
-      setPassword("");
+      form.reset();
       setNotice("Password set. Every session of this person has ended.");
     },
-    () => (password ? {} : { password: "Enter the new password first." }),
+    ({ password }) => (password ? {} : { password: "Enter the new password first." }),
   );
+  const setIt = form.submission;
   const remove = async (): Promise<void> => {
     setNotice(null);
     setIt.reset();
@@ -42,9 +45,7 @@ function PasswordPanel({ user }: { user: User }) {
           type="password"
           autoComplete="new-password"
           hint="The same policy as at sign-up: at least 8 characters, not a common one."
-          value={password}
-          onChange={(event) => setPassword(event.currentTarget.value)}
-          error={setIt.fieldError("password")}
+          {...form.text("password")}
         />
         <div className="form-row">
           <ConfirmButton
@@ -80,46 +81,50 @@ function PasswordPanel({ user }: { user: User }) {
   );
 }
 
+/** The sign-in actions: what each removes (`DELETE <user><path>`), what it says, and its notice. */
+const SIGN_IN_ACTIONS: { label: string; path: string; done: string; says: (email: string) => string }[] = [
+  {
+    label: "Clear the authenticator",
+    path: "/totp",
+    done: "Authenticator cleared (with its recovery codes).",
+    says: (email) =>
+      `The authenticator app and the recovery codes of ${email} stop working. They can set up a new one after signing in with their password.`,
+  },
+  {
+    label: "Remove face sign-in",
+    path: "/face",
+    done: "Face sign-in removed.",
+    says: (email) => `The face template of ${email} is deleted; they can enrol again from their account.`,
+  },
+  {
+    label: "End all sessions",
+    path: "/sessions",
+    done: "Every session of this person has ended.",
+    says: (email) =>
+      `${email} is signed out in every browser, and applications reached in those sessions are told. Tokens for offline access stay valid.`,
+  },
+];
+
 function SignInPanel({ user }: { user: User }) {
   const [notice, setNotice] = useState<string | null>(null);
-  const act = (path: string, text: string) => async (): Promise<void> => {
-    setNotice(null);
-    await del(`${userPath(user.id)}${path}`);
-    setNotice(text);
-  };
   return (
     <Panel title="Sign-in and sessions" id="user-sign-in">
       <div className="users-actions">
-        <ConfirmButton
-          label="Clear the authenticator"
-          title="Clear the authenticator?"
-          confirmLabel="Clear the authenticator"
-          onConfirm={act("/totp", "Authenticator cleared (with its recovery codes).")}
-        >
-          <p>
-            The authenticator app and the recovery codes of {user.email} stop working. They can set up a new one
-            after signing in with their password.
-          </p>
-        </ConfirmButton>
-        <ConfirmButton
-          label="Remove face sign-in"
-          title="Remove face sign-in?"
-          confirmLabel="Remove face sign-in"
-          onConfirm={act("/face", "Face sign-in removed.")}
-        >
-          <p>The face template of {user.email} is deleted; they can enrol again from their account.</p>
-        </ConfirmButton>
-        <ConfirmButton
-          label="End all sessions"
-          title="End all sessions?"
-          confirmLabel="End all sessions"
-          onConfirm={act("/sessions", "Every session of this person has ended.")}
-        >
-          <p>
-            {user.email} is signed out in every browser, and applications reached in those sessions are told. Tokens
-            for offline access stay valid.
-          </p>
-        </ConfirmButton>
+        {SIGN_IN_ACTIONS.map((action) => (
+          <ConfirmButton
+            key={action.path}
+            label={action.label}
+            title={`${action.label}?`}
+            confirmLabel={action.label}
+            onConfirm={async () => {
+              setNotice(null);
+              await del(`${userPath(user.id)}${action.path}`);
+              setNotice(action.done);
+            }}
+          >
+            <p>{action.says(user.email)}</p>
+          </ConfirmButton>
+        ))}
       </div>
       {notice ? <Notice>{notice}</Notice> : null}
     </Panel>
@@ -139,7 +144,7 @@ export function Actions({ user }: { user: User }) {
           confirmLabel="Delete user"
           onConfirm={async () => {
             await del(userPath(user.id));
-            carryNotice(`User ${user.email} deleted.`);
+            carryNotice("/console/admin/users", `User ${user.email} deleted.`);
             navigate("/console/admin/users");
           }}
         >

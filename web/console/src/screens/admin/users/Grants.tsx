@@ -6,19 +6,19 @@
  */
 import { type ReactNode, useState } from "react";
 import { get, put } from "../../../api/client";
+import { everyApiScope, everyItem } from "../../../api/pages";
 import { hasScope, signedIn } from "../../../auth/session";
 import { Link } from "../../../router";
 import { Panel } from "../../../ui/Screen";
 import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../../ui/form";
-import { Loaded, useLoad } from "../../../ui/load";
-import { DataTable, Notice } from "../../../ui/table";
+import { type Load, Loaded, useLoad } from "../../../ui/load";
+import { EffectiveScopesTable } from "../../../ui/EffectiveScopes";
+import { Notice } from "../../../ui/table";
 import {
   type ApiScope,
   type EffectiveScope,
   type Role,
   type ScopeSource,
-  everyApiScope,
-  everyItem,
   userPath,
 } from "./model";
 
@@ -27,10 +27,12 @@ interface Choices {
   scopes: ApiScope[] | null;
 }
 
+const byValue = (scopes: ApiScope[]): ApiScope[] => scopes.sort((a, b) => a.value.localeCompare(b.value));
+
 async function loadChoices(signal: AbortSignal): Promise<Choices> {
   const [roles, scopes] = await Promise.all([
     hasScope("idp:roles:read") ? everyItem<Role>("/admin/roles", signal) : Promise.resolve(null),
-    hasScope("idp:apis:read") ? everyApiScope(signal) : Promise.resolve(null),
+    hasScope("idp:apis:read") ? everyApiScope<ApiScope>(signal).then(byValue) : Promise.resolve(null),
   ]);
   return { roles, scopes };
 }
@@ -55,36 +57,6 @@ function why(source: ScopeSource): ReactNode {
         </>
       );
   }
-}
-
-function sourceKey(source: ScopeSource): string {
-  if (source.kind === "role") return `role:${source.roleId}`;
-  if (source.kind === "group") return `group:${source.groupId}:${source.roleId}`;
-  return source.kind;
-}
-
-function EffectiveTable({ items }: { items: EffectiveScope[] }) {
-  return (
-    <DataTable
-      caption="Effective scopes"
-      rows={items}
-      rowKey={(item) => item.scope}
-      empty="This person holds no scope."
-      columns={[
-        { header: "Scope", rowHeader: true, cell: (item) => <code>{item.scope}</code> },
-        {
-          header: "Why",
-          cell: (item) => (
-            <ul className="users-why">
-              {item.sources.map((source) => (
-                <li key={sourceKey(source)}>{why(source)}</li>
-              ))}
-            </ul>
-          ),
-        },
-      ]}
-    />
-  );
 }
 
 function RolesForm({
@@ -178,6 +150,43 @@ function Names({ values, empty }: { values: ReactNode[]; empty: string }) {
   );
 }
 
+/**
+ * A panel of what is given directly: the form once the choices are loaded (when the
+ * reader may write and may read the choices), else the read-only list.
+ */
+function GrantPanel({
+  title,
+  id,
+  editable,
+  choices,
+  loading,
+  readOnly,
+  notice,
+  form,
+}: {
+  title: string;
+  id: string;
+  editable: boolean;
+  choices: { state: Load<Choices>; reload: () => void };
+  loading: string;
+  readOnly: ReactNode;
+  notice: string | null;
+  form: (choices: Choices) => ReactNode;
+}) {
+  return (
+    <Panel title={title} id={id}>
+      {editable ? (
+        <Loaded state={choices.state} reload={choices.reload} label={loading}>
+          {(loaded) => form(loaded) ?? readOnly}
+        </Loaded>
+      ) : (
+        readOnly
+      )}
+      {notice ? <Notice>{notice}</Notice> : null}
+    </Panel>
+  );
+}
+
 export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean }) {
   const effective = useLoad(
     async (signal) => {
@@ -209,55 +218,74 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
           />
         );
         const readOnlyScopes = <Names values={direct.map((v) => <code>{v}</code>)} empty="No direct scopes." />;
+        const panels: {
+          panel: "roles" | "scopes";
+          title: string;
+          id: string;
+          loading: string;
+          readOnly: ReactNode;
+          form: (choices: Choices) => ReactNode;
+        }[] = [
+          {
+            panel: "roles",
+            title: "Roles",
+            id: "user-roles",
+            loading: "Loading roles…",
+            readOnly: readOnlyRoles,
+            form: ({ roles }) =>
+              roles ? (
+                <RolesForm
+                  key={roleIds.join(",")}
+                  userId={userId}
+                  roles={roles}
+                  held={roleIds}
+                  onSaved={saved("roles", "Roles saved.")}
+                />
+              ) : null,
+          },
+          {
+            panel: "scopes",
+            title: "Direct scopes",
+            id: "user-scopes",
+            loading: "Loading scopes…",
+            readOnly: readOnlyScopes,
+            form: ({ scopes }) =>
+              scopes ? (
+                <ScopesForm
+                  key={direct.join(",")}
+                  userId={userId}
+                  scopes={scopes}
+                  held={direct}
+                  onSaved={saved("scopes", "Direct scopes saved.")}
+                />
+              ) : null,
+          },
+        ];
         return (
           <>
-            <Panel title="Roles" id="user-roles">
-              {canWrite ? (
-                <Loaded state={choices.state} reload={choices.reload} label="Loading roles…">
-                  {({ roles }) =>
-                    roles ? (
-                      <RolesForm
-                        key={roleIds.join(",")}
-                        userId={userId}
-                        roles={roles}
-                        held={roleIds}
-                        onSaved={saved("roles", "Roles saved.")}
-                      />
-                    ) : (
-                      readOnlyRoles
-                    )
-                  }
-                </Loaded>
-              ) : (
-                readOnlyRoles
-              )}
-              {notice?.panel === "roles" ? <Notice>{notice.text}</Notice> : null}
-            </Panel>
-            <Panel title="Direct scopes" id="user-scopes">
-              {canWrite ? (
-                <Loaded state={choices.state} reload={choices.reload} label="Loading scopes…">
-                  {({ scopes }) =>
-                    scopes ? (
-                      <ScopesForm
-                        key={direct.join(",")}
-                        userId={userId}
-                        scopes={scopes}
-                        held={direct}
-                        onSaved={saved("scopes", "Direct scopes saved.")}
-                      />
-                    ) : (
-                      readOnlyScopes
-                    )
-                  }
-                </Loaded>
-              ) : (
-                readOnlyScopes
-              )}
-              {notice?.panel === "scopes" ? <Notice>{notice.text}</Notice> : null}
-            </Panel>
+            {panels.map((panel) => (
+              <GrantPanel
+                key={panel.panel}
+                title={panel.title}
+                id={panel.id}
+                editable={canWrite}
+                choices={choices}
+                loading={panel.loading}
+                readOnly={panel.readOnly}
+                notice={notice?.panel === panel.panel ? notice.text : null}
+                form={panel.form}
+              />
+            ))}
             <Panel title="Effective scopes" id="user-effective">
               <p className="hint">Every scope this person holds, and where each comes from.</p>
-              <EffectiveTable items={items} />
+              <EffectiveScopesTable
+                caption="Effective scopes"
+                items={items}
+                empty="This person holds no scope."
+                whyHeader="Why"
+                listClass="users-why"
+                why={why}
+              />
             </Panel>
           </>
         );

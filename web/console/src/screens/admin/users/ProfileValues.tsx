@@ -10,7 +10,8 @@ import { Panel } from "../../../ui/Screen";
 import { Form, SelectField, SubmitButton, TextField, useSubmit } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
 import { Notice } from "../../../ui/table";
-import { type DataType, type ProfileField, type ProfileValue, everyItem, userPath } from "./model";
+import { everyItem } from "../../../api/pages";
+import { type DataType, type ProfileField, type ProfileValue, userPath } from "./model";
 
 type Values = Record<string, ProfileValue>;
 

@@ -7,9 +7,10 @@ import { get, patch } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
 import { Link } from "../../../router";
 import { Panel, Screen } from "../../../ui/Screen";
-import { Checkbox, Form, SubmitButton, TextField, useSubmit } from "../../../ui/form";
+import { blankErrors, useForm } from "../../../ui/bind";
+import { Checkbox, Form, SubmitButton, TextField } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
-import { Notice, formatTime } from "../../../ui/table";
+import { Facts, Notice, formatTime } from "../../../ui/table";
 import { Actions } from "./Actions";
 import { Grants } from "./Grants";
 import { type User, userPath } from "./model";
@@ -17,43 +18,45 @@ import { ProfileValues } from "./ProfileValues";
 
 const WRITE = "idp:users:write";
 
-function Facts({ user }: { user: User }) {
+/** "Disabled" or "Active", as a tag. */
+export function StatusTag({ disabled }: { disabled: boolean }) {
+  return disabled ? <span className="tag bad">Disabled</span> : <span className="tag ok">Active</span>;
+}
+
+function UserFacts({ user }: { user: User }) {
   return (
-    <dl className="facts">
-      <dt>Email</dt>
-      <dd>
-        {user.email}{" "}
-        {user.emailVerified ? <span className="tag ok">Verified</span> : <span className="tag">Not verified</span>}
-      </dd>
-      <dt>Username</dt>
-      <dd>{user.username ?? "—"}</dd>
-      <dt>Display name</dt>
-      <dd>{user.displayName || "—"}</dd>
-      <dt>Status</dt>
-      <dd>{user.disabled ? <span className="tag bad">Disabled</span> : <span className="tag ok">Active</span>}</dd>
-      <dt>Created</dt>
-      <dd>{formatTime(user.createdAt)}</dd>
-      <dt>Last changed</dt>
-      <dd>{formatTime(user.updatedAt)}</dd>
-      <dt>User id</dt>
-      <dd>
-        <code>{user.id}</code>
-      </dd>
-    </dl>
+    <Facts
+      rows={[
+        [
+          "Email",
+          <>
+            {user.email}{" "}
+            {user.emailVerified ? <span className="tag ok">Verified</span> : <span className="tag">Not verified</span>}
+          </>,
+        ],
+        ["Username", user.username ?? "—"],
+        ["Display name", user.displayName || "—"],
+        ["Status", <StatusTag disabled={user.disabled} />],
+        ["Created", formatTime(user.createdAt)],
+        ["Last changed", formatTime(user.updatedAt)],
+        ["User id", <code>{user.id}</code>],
+      ]}
+    />
   );
 }
 
 /** Only what changed is sent; a changed email is sent with its verification flag. */
 function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: User) => void }) {
-  const [email, setEmail] = useState(user.email);
-  const [username, setUsername] = useState(user.username ?? "");
-  const [displayName, setDisplayName] = useState(user.displayName);
-  const [emailVerified, setEmailVerified] = useState(user.emailVerified);
-  const [disabled, setDisabled] = useState(user.disabled);
   const [saved, setSaved] = useState(false);
-  const emailChanged = email.trim().toLowerCase() !== user.email.toLowerCase();
-  const submission = useSubmit(
-    async () => {
+  const form = useForm(
+    {
+      email: user.email,
+      username: user.username ?? "",
+      displayName: user.displayName,
+      emailVerified: user.emailVerified,
+      disabled: user.disabled,
+    },
+    async ({ email, username, displayName, emailVerified, disabled }) => {
       setSaved(false);
       const body: Record<string, unknown> = {};
       if (email.trim() !== user.email) body.email = email.trim();
@@ -66,52 +69,35 @@ function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: User) => v
       setSaved(true);
       onSaved(next);
     },
-    () => (email.trim() ? {} : { email: "Enter an email address." }),
+    (values) => blankErrors(values, { email: "Enter an email address." }),
   );
+  const { submission, text, check, setValues } = form;
+  const emailChanged = form.values.email.trim().toLowerCase() !== user.email.toLowerCase();
   return (
     <Form submission={submission} label="Details">
       <TextField
         label="Email"
         type="email"
         autoComplete="off"
-        value={email}
+        {...text("email")}
         onChange={(event) => {
-          const next = event.currentTarget.value;
-          setEmail(next);
+          const email = event.currentTarget.value;
           // A new address is unverified unless the administrator says otherwise.
-          if (next.trim().toLowerCase() !== user.email.toLowerCase()) setEmailVerified(false);
-          else setEmailVerified(user.emailVerified);
+          const changed = email.trim().toLowerCase() !== user.email.toLowerCase();
+          setValues((values) => ({ ...values, email, emailVerified: changed ? false : user.emailVerified }));
         }}
-        error={submission.fieldError("email")}
       />
       <Checkbox
         label="Email verified"
         hint={emailChanged ? "A new address starts unverified; tick this only if you checked it." : undefined}
-        checked={emailVerified}
-        onChange={(event) => setEmailVerified(event.currentTarget.checked)}
-        error={submission.fieldError("emailVerified")}
+        {...check("emailVerified")}
       />
-      <TextField
-        label="Username"
-        hint="Leave empty for no username."
-        autoComplete="off"
-        value={username}
-        onChange={(event) => setUsername(event.currentTarget.value)}
-        error={submission.fieldError("username")}
-      />
-      <TextField
-        label="Display name"
-        autoComplete="off"
-        value={displayName}
-        onChange={(event) => setDisplayName(event.currentTarget.value)}
-        error={submission.fieldError("displayName")}
-      />
+      <TextField label="Username" hint="Leave empty for no username." autoComplete="off" {...text("username")} />
+      <TextField label="Display name" autoComplete="off" {...text("displayName")} />
       <Checkbox
         label="Disabled"
         hint="A disabled person cannot sign in; disabling also ends their sessions."
-        checked={disabled}
-        onChange={(event) => setDisabled(event.currentTarget.checked)}
-        error={submission.fieldError("disabled")}
+        {...check("disabled")}
       />
       <div className="form-row">
         <SubmitButton busy={submission.busy}>Save details</SubmitButton>
@@ -139,7 +125,7 @@ export function UserDetail({ id }: { id: string }) {
         {(user) => (
           <>
             <Panel title="Facts" id="user-facts">
-              <Facts user={user} />
+              <UserFacts user={user} />
             </Panel>
             {canWrite ? (
               <Panel title="Details" id="user-details">
