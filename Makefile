@@ -14,8 +14,8 @@ down: ## stop what `make up` started
 test: ## the whole test suite (lint, types, unit, integration, end-to-end)
 	@bash scripts/test.sh
 
-check: ## lint, types, import rules and the unit tests only
-	@uv run --frozen ruff check . && uv run --frozen mypy && uv run --frozen lint-imports && uv run --frozen pytest -q libs/common/tests/unit
+check: ## lint, types, import rules and every unit test (no HTTP, no database)
+	@uv run --frozen ruff check . && uv run --frozen mypy && uv run --frozen lint-imports && uv run --frozen pytest -q libs/common/tests/unit services/*/tests/unit
 
 bench: ## throughput/latency of the token and sign-in endpoints on an isolated stack
 	@bash bench/run.sh
