@@ -17,8 +17,8 @@ RFC 7636 §4.6: when the authorization request carried a ``code_challenge`` the 
 must match (S256 only); a public client always sent one (DESIGN.md §2), and a verifier
 sent for a code without a challenge is refused (PKCE downgrade, RFC 9700 §2.1.1).
 
-One repository call burns the code (``idp_common.storage.repos.codes.
-exchange_authorization_code``: one statement that also reads the person), and
+One repository call burns the code (``exchange_authorization_code`` of
+``idp_common.storage.repos.codes``: one statement that also reads the person), and
 :func:`judge_code` decides in its transaction. The code is burnt on every failure after
 it was found (the failure is committed, then audited), so a wrong verifier or redirect
 URI cannot be retried. A code that passes is burnt with the grant's first refresh token,
