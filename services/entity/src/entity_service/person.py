@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.errors import NotFound
-from idp_common.storage.db.models import User
+from idp_common.storage.repos.users import UserAccount, get_user, lock_user
 
 
 def not_a_person() -> NotFound:
@@ -28,11 +27,16 @@ def person_key(subject: str) -> uuid.UUID:
         raise not_a_person() from None
 
 
-async def person_id(session: AsyncSession, subject: str, *, lock: bool = False) -> uuid.UUID:
-    """The person's id once their row is found; ``lock`` serialises writes to one person
-    until the transaction ends."""
-    query = select(User.id).where(User.id == person_key(subject))
-    found = await session.scalar(query.with_for_update() if lock else query)
-    if found is None:
+async def the_person(session: AsyncSession, subject: str, *, lock: bool = False) -> UserAccount:
+    """The person as stored now; ``lock`` serialises writes to one person until the
+    transaction ends."""
+    key = person_key(subject)
+    person = await (lock_user(session, key) if lock else get_user(session, key))
+    if person is None:
         raise not_a_person()
-    return found
+    return person
+
+
+async def person_id(session: AsyncSession, subject: str, *, lock: bool = False) -> uuid.UUID:
+    """The person's id once their row is found (and locked, with ``lock``)."""
+    return (await the_person(session, subject, lock=lock)).id

@@ -9,5 +9,6 @@ Shared by the administration API and the self-service API (``/entity/profile``):
 - :mod:`.values`: pure conversion and validation of one value (text stored, typed at the
   edges: spec part 2 rule 10);
 - :mod:`.presets`: the preset catalogue (rule 9);
-- :mod:`.store`: the repository of fields and values (Postgres enforces ``unique``).
+- :mod:`.store`: fields and values with these rules applied, over their repository
+  :mod:`idp_common.storage.repos.profile_fields` (Postgres enforces ``unique``).
 """

@@ -14,18 +14,17 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from litestar import Controller, Request, get, patch
+from litestar import Controller, get, patch
 from litestar.params import JSONBody
 
+from admin_service.routes import Req, operation, reading, writing
 from idp_common.errors import FieldError, InvalidArgument, NotFound
 from idp_common.profile_fields import store
 from idp_common.profile_fields.schema import ProfileFieldRead
 from idp_common.profile_fields.values import to_text
-from idp_common.protocol.constants import SCOPE_IDP_USERS_READ, SCOPE_IDP_USERS_WRITE
+from idp_common.protocol.constants import SCOPE_IDP_USERS_READ as READ
+from idp_common.protocol.constants import SCOPE_IDP_USERS_WRITE as WRITE
 from idp_common.storage.repos.users import get_user
-from idp_common.web.audit_trail import audit
-from idp_common.web.caller import resources_of
-from idp_common.web.guard import requires
 
 Changes = list[tuple[ProfileFieldRead, str | None]]
 
@@ -66,41 +65,37 @@ class UserProfileController(Controller):
     tags = ["users"]
 
     @get(
-        operation_id="getUserProfile",
-        summary="Read a person's profile values",
-        description=f"Needs `{SCOPE_IDP_USERS_READ}`. Every field that applies to the person, "
-        "null where no value is stored.",
-        **requires(SCOPE_IDP_USERS_READ),
+        **operation(
+            "getUserProfile",
+            "Read a person's profile values",
+            READ,
+            "Every field that applies to the person, null where no value is stored.",
+        )
     )
-    async def read_profile(self, request: Request[Any, Any, Any], user_id: str) -> dict[str, Any]:
-        async with resources_of(request).sessions() as session:
+    async def read_profile(self, request: Req, user_id: str) -> dict[str, Any]:
+        async with reading(request) as session:
             person = await _person(session, user_id)
             fields = await store.fields_of_user(session, person)
             return await store.read_values(session, person, fields)
 
     @patch(
-        operation_id="setUserProfile",
-        summary="Set or remove a person's profile values",
-        description=f"Needs `{SCOPE_IDP_USERS_WRITE}`. Body `{{key: value | null}}`; null "
-        "removes the value. Not restricted by `userWritable`. All or nothing.",
-        **requires(SCOPE_IDP_USERS_WRITE),
+        **operation(
+            "setUserProfile",
+            "Set or remove a person's profile values",
+            WRITE,
+            "Body `{key: value | null}`; null removes the value. Not restricted by "
+            "`userWritable`. All or nothing.",
+        )
     )
     async def set_profile(
-        self, request: Request[Any, Any, Any], user_id: str, data: JSONBody[dict[str, Any]]
+        self, request: Req, user_id: str, data: JSONBody[dict[str, Any]]
     ) -> dict[str, Any]:
-        async with resources_of(request).sessions.begin() as session:
-            person = await _person(session, user_id)
-            fields = await store.fields_of_user(session, person)
-            await store.set_values(session, person, _changes(fields, data))
-            audit(
-                request,
-                session,
-                action="user.set_profile",
-                target_type="user",
-                target=str(person),
-                detail={"keys": sorted(data)},
-            )
-            return await store.read_values(session, person, fields)
+        async with writing(request) as write:
+            person = await _person(write.session, user_id)
+            fields = await store.fields_of_user(write.session, person)
+            await store.set_values(write.session, person, _changes(fields, data))
+            write.audit("user.set_profile", person, keys=sorted(data))
+            return await store.read_values(write.session, person, fields)
 
 
 ROUTES = [UserProfileController]

@@ -14,20 +14,12 @@ from litestar.params import JSONBody
 
 from authui_service.context import SigninContext, context_of
 from authui_service.schemas import ResetAccepted, ResetConfirmBody, ResetRequestBody
-from authui_service.store import (
-    consume_reset_token,
-    create_reset_token,
-    find_reset_token,
-    set_password_hash,
-    spend_reset_tokens_of,
-)
-from idp_common.crypto.passwords import hash_password_async
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.operations.mail import MailError, build_message, send_mail
-from idp_common.protocol.password_policy import check_password
+from idp_common.storage.repos import reset_tokens
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.users import UserRecord, get_user, get_user_by_email
-from idp_common.usecases.session_end import end_person_sessions, revoke_user_refresh_tokens
+from idp_common.usecases.password_change import hash_new_password, set_password
 from idp_common.web.caller import caller_ip
 
 log = logging.getLogger("idp.reset")
@@ -64,32 +56,21 @@ class PasswordResetController(Controller):
         ip = caller_ip(request)
         await ctx.limit_signin(ip)
         user = await _reset_target(ctx, data.token)
-        check_password(data.password, context=(user.email, user.username))
-        new_hash = await hash_password_async(data.password)
+        new_hash = await hash_new_password(data.password, context=(user.email, user.username))
         now = datetime.now(UTC)
         async with ctx.resources.sessions.begin() as db:
-            if await consume_reset_token(db, data.token, now=now) != user.id:
+            if await reset_tokens.consume_reset_token(db, data.token, now=now) != user.id:
                 raise _invalid_token()
-            await set_password_hash(db, user.id, new_hash)
-            await spend_reset_tokens_of(db, user.id, now=now)
-            ended, revoked = await end_person_sessions(
+            await reset_tokens.spend_reset_tokens_of(db, user.id, now=now)
+            await set_password(
                 db,
                 ctx.store,
                 user.id,
+                new_hash,
                 reason="password_reset",
                 nats_prefix=ctx.settings.nats_prefix,
-            )
-            revoked += await revoke_user_refresh_tokens(db, user.id)
-            write_audit(
-                db,
-                AuditEntry(
-                    action="password_reset.completed",
-                    status_code=204,
-                    ip=ip,
-                    actor=str(user.id),
-                    target_type="user",
-                    target=str(user.id),
-                    detail={"sessions_ended": ended, "refresh_tokens_revoked": revoked},
+                audit=AuditEntry(
+                    action="password_reset.completed", status_code=204, ip=ip, actor=str(user.id)
                 ),
             )
         await ctx.first_factor.clear(user.email.lower())
@@ -107,7 +88,7 @@ async def _reset_target(ctx: SigninContext, token: str) -> UserRecord:
     """The person a live token belongs to (422 naming ``token`` otherwise); not spent yet,
     so a password refused by the policy leaves the link usable."""
     async with ctx.resources.sessions() as db:
-        user_id = await find_reset_token(db, token, now=datetime.now(UTC))
+        user_id = await reset_tokens.find_reset_token(db, token, now=datetime.now(UTC))
         user = None if user_id is None else await get_user(db, user_id)
     if user is None or user.disabled:
         raise _invalid_token()
@@ -140,7 +121,7 @@ async def _store_reset_token(ctx: SigninContext, email: str, ip: str) -> Any:
         write_audit(db, _requested_entry(user, ip, sendable))
         if user is None or not sendable:
             return None
-        token = await create_reset_token(db, user.id, now=now)
+        token = await reset_tokens.create_reset_token(db, user.id, now=now)
     link = f"{ctx.settings.auth_ui_url}/reset?token={token}"
     return build_message(
         sender=ctx.settings.smtp_from,

@@ -9,7 +9,8 @@ one is a 422 naming ``currentPassword``; attempts are limited per person, see
 - Password: the new one passes the policy (422 naming ``newPassword``), is hashed off the
   event loop, and in one transaction with the new hash every browser session of the
   person ends with the logout fan-out (reason ``password_changed``) and every refresh
-  token of theirs is revoked. 204. Audited ``credentials.password``.
+  token of theirs is revoked (:mod:`idp_common.usecases.password_change`). 204. Audited
+  ``credentials.password``.
 - Email: syntax (422 naming ``email``), not used by another person case-insensitively
   (409 naming ``email``); takes effect at once and is unverified when it names another
   mailbox. 200 with the profile as ``GET /entity/profile`` answers it. A notice goes to
@@ -29,28 +30,24 @@ from litestar.background_tasks import BackgroundTask
 from litestar.params import JSONBody
 from msgspec import Meta
 
-from entity_service.person import person_id
+from entity_service.own import WRITE, audit_own, operation
+from entity_service.person import person_id, the_person
 from entity_service.store import credentials as store
 from entity_service.store import profile
 from entity_service.store.credentials import NEW_PASSWORD_FIELD
 from idp_common.config import Settings
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.operations.mail import MailError, build_message, send_mail
-from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
 from idp_common.protocol.password_policy import check_password
-from idp_common.storage.repos.users import UserRecord, get_password_hash
-from idp_common.usecases.session_end import end_person_sessions, revoke_user_refresh_tokens
-from idp_common.web.audit_trail import audit
-from idp_common.web.caller import resources_of
+from idp_common.storage.repos.audit import AuditEntry
+from idp_common.storage.repos.credentials import get_password_hash
+from idp_common.storage.repos.users import UserRecord
+from idp_common.usecases.password_change import set_password
+from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller
-from idp_common.web.recent_auth import requires_recent_sign_in
 
 log = logging.getLogger("idp.entity.credentials")
 AnyRequest = Request[Any, Any, Any]
-STEP_UP_NOTE: Final = (
-    f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}` and a sign-in within the last 300 seconds (else 403 "
-    'with `WWW-Authenticate: Bearer error="insufficient_user_authentication", max_age=300`).'
-)
 NOTICE_SUBJECT: Final = "Your sign-in email address was changed"
 Secret = Annotated[str, Meta(max_length=1024)]  # the policy says why a length is refused
 
@@ -72,18 +69,20 @@ class CredentialsController(Controller):
     @post(
         "/password",
         status_code=204,
-        operation_id="changeOwnPassword",
-        summary="Change your password (signs you out everywhere)",
-        description=f"{STEP_UP_NOTE} A wrong `currentPassword` or a `newPassword` the policy "
-        "refuses is a 422 naming it. Every session of yours ends and every refresh token of "
-        "yours is revoked.",
-        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "changeOwnPassword",
+            "Change your password (signs you out everywhere)",
+            WRITE,
+            "A wrong `currentPassword` or a `newPassword` the policy refuses is a 422 naming it. "
+            "Every session of yours ends and every refresh token of yours is revoked.",
+            step_up=True,
+        ),
     )
     async def change_password(self, request: AnyRequest, data: JSONBody[PasswordChange]) -> None:
         resources = resources_of(request)
         subject = current_caller(request).subject
         async with resources.sessions() as session:
-            person = await store.person_record(session, await person_id(session, subject))
+            person = await the_person(session, subject)
             stored = await get_password_hash(session, person.id)
         context = (person.email, person.username)
         check_password(data.new_password, context=context, field=NEW_PASSWORD_FIELD)
@@ -91,39 +90,35 @@ class CredentialsController(Controller):
             resources.limiter, person.id, stored, data.current_password
         )
         new_hash = await hash_password_async(data.new_password)
-        browser_sessions = resources.browser_sessions
+        entry = AuditEntry(
+            action="credentials.password", status_code=204, ip=caller_ip(request), actor=subject
+        )
         async with resources.sessions.begin() as session:
             await person_id(session, subject, lock=True)
             await store.password_unchanged(session, person.id, stored or "")
-            await store.set_password_hash(session, person.id, new_hash)
-            ended, revoked = await end_person_sessions(
+            await set_password(
                 session,
-                browser_sessions,
+                resources.browser_sessions,
                 person.id,
+                new_hash,
                 reason="password_changed",
                 nats_prefix=resources.settings.nats_prefix,
-            )
-            revoked += await revoke_user_refresh_tokens(session, person.id)
-            audit(
-                request,
-                session,
-                action="credentials.password",
-                target_type="user",
-                target=str(person.id),
-                status_code=204,
-                detail={"sessions_ended": ended, "refresh_tokens_revoked": revoked},
+                audit=entry,
             )
 
     @post(
         "/email",
         status_code=200,
-        operation_id="changeOwnEmail",
-        summary="Change your sign-in email address",
-        description=f"{STEP_UP_NOTE} A wrong `currentPassword` or a malformed `email` is a "
-        "422 naming it; an address another person uses (case-insensitively) is a 409. Takes "
-        "effect at once, unverified; a notice is mailed to the old address. Answers your "
-        "profile as `GET /entity/profile` does.",
-        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "changeOwnEmail",
+            "Change your sign-in email address",
+            WRITE,
+            "A wrong `currentPassword` or a malformed `email` is a 422 naming it; an address "
+            "another person uses (case-insensitively) is a 409. Takes effect at once, unverified;"
+            " a notice is mailed to the old address. Answers your profile as `GET "
+            "/entity/profile` does.",
+            step_up=True,
+        ),
     )
     async def change_email(
         self, request: AnyRequest, data: JSONBody[EmailChange]
@@ -138,17 +133,9 @@ class CredentialsController(Controller):
             resources.limiter, user_id, stored, data.current_password
         )
         async with resources.sessions.begin() as session:
-            await person_id(session, subject, lock=True)
-            before = await store.person_record(session, user_id)
+            before = await the_person(session, subject, lock=True)
             moved = await store.change_email(session, before, data.email)
-            audit(
-                request,
-                session,
-                action="credentials.email",
-                target_type="user",
-                target=str(user_id),
-                detail={"other_mailbox": moved},
-            )
+            audit_own(request, session, user_id, "credentials.email", otherMailbox=moved)
             fields = await profile.fields_of(session, user_id)
             answer = await profile.read_profile(
                 session, user_id, fields, resources.settings.issuer_base

@@ -30,32 +30,24 @@ from litestar import Controller, Request, delete, get, put
 
 from entity_service.controllers.media import avatar_store
 from entity_service.controllers.photo import PhotoUpload
+from entity_service.own import READ, WRITE, audit_own, operation, read_image, remove_own
 from entity_service.person import person_id, person_key
-from entity_service.store.photo import current_picture
-from idp_common.avatars.upload import read_upload
 from idp_common.face import FaceEngine
 from idp_common.face.template import seal_template
-from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
 from idp_common.storage.repos.face import delete_face_template, get_face_template, put_face_template
+from idp_common.storage.repos.users import get_user
 from idp_common.usecases.published_photos import (
     PhotoUnchecked,
     current_photo_fingerprint,
     published_photos,
     remember_photo,
 )
-from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.face import embed_image, face_engine_of, require_face, unavailable
-from idp_common.web.guard import current_caller, requires
-from idp_common.web.recent_auth import requires_recent_sign_in
+from idp_common.web.guard import current_caller
 
 AnyRequest = Request[Any, Any, Any]
-TARGET: Final = "user"
-STEP_UP_NOTE: Final = (
-    f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}` and a sign-in within the last 300 seconds (else 403 "
-    'with `WWW-Authenticate: Bearer error="insufficient_user_authentication", max_age=300`). '
-    "503 `face.unavailable` when the deployment has no face stack."
-)
+FACE_UNAVAILABLE: Final = "503 `face.unavailable` when the deployment has no face stack."
 
 
 class FaceRead(msgspec.Struct, frozen=True, rename="camel"):
@@ -78,7 +70,8 @@ async def _fingerprint_current_photo(
     the face sign-in fingerprints it otherwise, or refuses to go on)."""
     resources = resources_of(request)
     async with resources.sessions() as session:
-        picture = await current_picture(session, person)
+        account = await get_user(session, person)
+        picture = None if account is None else account.picture
         _, remembered = await published_photos(session, person, key=key)
     if picture is None or picture in remembered:
         return
@@ -96,10 +89,12 @@ class FaceController(Controller):
     tags = ["credentials"]
 
     @get(
-        operation_id="getOwnFace",
-        summary="Whether you enrolled a face, and when",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. 503 when the deployment has no face stack.",
-        **requires(SCOPE_IDP_ACCOUNT_READ),
+        **operation(
+            "getOwnFace",
+            "Whether you enrolled a face, and when",
+            READ,
+            "503 when the deployment has no face stack.",
+        ),
     )
     async def read(self, request: AnyRequest) -> FaceRead:
         require_face(face_engine_of(request))
@@ -111,14 +106,17 @@ class FaceController(Controller):
         return FaceRead(enrolled=True, enrolled_at=row.created_at, updated_at=row.updated_at)
 
     @put(
-        operation_id="enrollOwnFace",
-        summary="Enrol your face for face sign-in (replaces an earlier one)",
-        description=f"{STEP_UP_NOTE} The image as the body or as the `file` field of a "
-        "multipart form. It must show exactly one face, large and sharp enough: otherwise a "
-        "422 naming `file` says why. Only the face's embedding is kept, encrypted.",
         request_max_body_size=None,  # the handler reads the body against the setting
         operation_class=PhotoUpload,
-        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "enrollOwnFace",
+            "Enrol your face for face sign-in (replaces an earlier one)",
+            WRITE,
+            f"{FACE_UNAVAILABLE} The image as the body or as the `file` field of a "
+            "multipart form. It must show exactly one face, large and sharp enough: otherwise a "
+            "422 naming `file` says why. Only the face's embedding is kept, encrypted.",
+            step_up=True,
+        ),
     )
     async def enroll(self, request: AnyRequest) -> FaceRead:
         engine = face_engine_of(request)
@@ -126,51 +124,31 @@ class FaceController(Controller):
         key = _secrets_key(request)
         person = person_key(current_caller(request).subject)  # a machine client: 404 first
         resources = resources_of(request)
-        content_type, options = request.content_type
-        upload = await read_upload(
-            request.stream(),
-            content_type,
-            options,
-            declared_length=request.content_length,
-            limit=resources.settings.avatar_max_bytes,
-        )
+        upload = await read_image(request)
         embedding = await embed_image(engine, upload.data, field=upload.field)
         await _fingerprint_current_photo(request, engine, person, key)
         async with resources.sessions.begin() as session:
             person = await person_id(session, str(person), lock=True)
             sealed = seal_template(embedding, key=key, user_id=person)
             row = await put_face_template(session, person, sealed)
-            audit(
-                request,
-                session,
-                action="face.enroll",
-                target_type=TARGET,
-                target=str(person),
-                detail={"replaced": row.created_at != row.updated_at},
+            audit_own(
+                request, session, person, "face.enroll", replaced=row.created_at != row.updated_at
             )
         return FaceRead(enrolled=True, enrolled_at=row.created_at, updated_at=row.updated_at)
 
     @delete(
         status_code=204,
-        operation_id="deleteOwnFace",
-        summary="Remove your face template",
-        description=f"{STEP_UP_NOTE} 204, also when there was none.",
-        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "deleteOwnFace",
+            "Remove your face template",
+            WRITE,
+            f"{FACE_UNAVAILABLE} 204, also when there was none.",
+            step_up=True,
+        ),
     )
     async def remove(self, request: AnyRequest) -> None:
         require_face(face_engine_of(request))
-        async with resources_of(request).sessions.begin() as session:
-            person = await person_id(session, current_caller(request).subject, lock=True)
-            had = await delete_face_template(session, person)
-            audit(
-                request,
-                session,
-                action="face.delete",
-                target_type=TARGET,
-                target=str(person),
-                status_code=204,
-                detail={"had_face": had},
-            )
+        await remove_own(request, delete_face_template, "face.delete", "hadFace")
 
 
 ROUTES = [FaceController]

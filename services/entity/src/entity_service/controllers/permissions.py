@@ -10,11 +10,11 @@ from typing import Any
 import msgspec
 from litestar import Controller, Request, get
 
+from entity_service.own import READ, operation
 from entity_service.person import person_id
-from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ
 from idp_common.storage.repos.permissions import EffectiveScope, list_scope_sources
 from idp_common.web.caller import resources_of
-from idp_common.web.guard import current_caller, requires
+from idp_common.web.guard import current_caller
 
 
 class PermissionsRead(msgspec.Struct, frozen=True):
@@ -26,12 +26,14 @@ class PermissionsController(Controller):
     tags = ["permissions"]
 
     @get(
-        operation_id="getOwnPermissions",
-        summary="Your permissions: every scope you hold and where it comes from",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. Sources: `direct`, `role`, `group` "
-        "(through a role of the group) and `default` (the self-service scopes every person "
-        "holds). An application's token carries only those of them it was granted.",
-        **requires(SCOPE_IDP_ACCOUNT_READ),
+        **operation(
+            "getOwnPermissions",
+            "Your permissions: every scope you hold and where it comes from",
+            READ,
+            "Sources: `direct`, `role`, `group` (through a role of the group) and `default` (the "
+            "self-service scopes every person holds). An application's token carries only those "
+            "of them it was granted.",
+        ),
     )
     async def read_permissions(self, request: Request[Any, Any, Any]) -> PermissionsRead:
         async with resources_of(request).sessions() as session:

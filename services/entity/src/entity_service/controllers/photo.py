@@ -25,31 +25,28 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 from litestar import Controller, Request, delete, put
 from litestar.openapi.spec import OpenAPIMediaType, Operation, RequestBody, Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
-from litestar.status_codes import HTTP_204_NO_CONTENT
 
 from entity_service.controllers.media import avatar_store, no_store, store_down
-from entity_service.person import person_key
-from entity_service.store import photo as rows
+from entity_service.own import WRITE, audit_own, operation, read_image
+from entity_service.person import person_key, the_person
 from idp_common.avatars.images import FORMATS, CleanPhoto, ImageRejected, clean_photo
 from idp_common.avatars.names import new_name, public_url
 from idp_common.avatars.store import AvatarStore, StoreUnavailable
-from idp_common.avatars.upload import FILE_FIELD, FORM, Upload, read_upload
+from idp_common.avatars.upload import FILE_FIELD, FORM, Upload
 from idp_common.errors import FieldError, InvalidArgument
-from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_WRITE
+from idp_common.storage.repos.users import update_user
 from idp_common.usecases.published_photos import Fingerprint, fingerprint_photo, remember_photo
-from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
 from idp_common.web.face import face_engine_of
-from idp_common.web.guard import current_caller, requires
+from idp_common.web.guard import current_caller
 
 log = logging.getLogger("idp.entity.photo")
-TARGET: Final = "user"
 _BINARY = Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY)
 
 
@@ -107,17 +104,17 @@ async def _take_picture(
     key = resources.settings.secrets_key_bytes
     try:
         async with resources.sessions.begin() as session:
-            person = await rows.lock_picture(session, current_caller(request).subject)
-            await rows.set_picture(session, person.id, name)
+            person = await the_person(session, current_caller(request).subject, lock=True)
+            await update_user(session, person.id, {"picture": name})
             if fingerprint is not None and key is not None:
                 await remember_photo(session, person.id, fingerprint, key=key, picture=name)
-            audit(
+            audit_own(
                 request,
                 session,
-                action="profile.photo.set",
-                target_type=TARGET,
-                target=str(person.id),
-                detail={"contentType": photo.content_type, "bytes": len(photo.data)},
+                person.id,
+                "profile.photo.set",
+                contentType=photo.content_type,
+                bytes=len(photo.data),
             )
     except Exception:
         await _delete_quietly(store, name)
@@ -131,29 +128,24 @@ class PhotoController(Controller):
     tags = ["profile"]
 
     @put(
-        operation_id="setOwnPhoto",
-        summary="Set your photo",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}`. The image as the body "
-        f"({', '.join(FORMATS)}) or as the `{FILE_FIELD}` field of a {FORM} form, at most "
-        "`SVC_AVATAR_MAX_BYTES` (413 past it). It must decode as the type it is sent as; "
-        "it is stored without metadata. Answers the public `picture` URL. 503 when no "
-        "photo store is configured.",
         request_max_body_size=None,  # the handler reads the body against the setting
         operation_class=PhotoUpload,
-        **requires(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "setOwnPhoto",
+            "Set your photo",
+            WRITE,
+            f"The image as the body "
+            f"({', '.join(FORMATS)}) or as the `{FILE_FIELD}` field of a {FORM} form, at most "
+            "`SVC_AVATAR_MAX_BYTES` (413 past it). It must decode as the type it is sent as; it "
+            "is stored without metadata. Answers the public `picture` URL. 503 when no photo "
+            "store is configured.",
+        ),
     )
     async def set_photo(self, request: Request[Any, Any, Any]) -> PhotoRead:
         store = _configured(request)
         person_key(current_caller(request).subject)  # a machine client: 404 before reading
         settings = resources_of(request).settings
-        content_type, options = request.content_type
-        upload = await read_upload(
-            request.stream(),
-            content_type,
-            options,
-            declared_length=request.content_length,
-            limit=settings.avatar_max_bytes,
-        )
+        upload = await read_image(request)
         photo = await _cleaned(upload)
         fingerprint = await fingerprint_photo(face_engine_of(request), photo.data)
         name = new_name(photo.extension)
@@ -165,26 +157,22 @@ class PhotoController(Controller):
         return PhotoRead(picture=public_url(settings.issuer_base, name))
 
     @delete(
-        operation_id="deleteOwnPhoto",
-        summary="Remove your photo",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}`. 204, also when there was no photo. "
-        "503 when no photo store is configured.",
-        **requires(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "deleteOwnPhoto",
+            "Remove your photo",
+            WRITE,
+            "204, also when there was no photo. 503 when no photo store is configured.",
+        ),
     )
     async def delete_photo(self, request: Request[Any, Any, Any]) -> None:
         store = _configured(request)
         async with resources_of(request).sessions.begin() as session:
-            person = await rows.lock_picture(session, current_caller(request).subject)
+            person = await the_person(session, current_caller(request).subject, lock=True)
             if person.picture is not None:
-                await rows.set_picture(session, person.id, None)
-            audit(
-                request,
-                session,
-                action="profile.photo.delete",
-                target_type=TARGET,
-                target=str(person.id),
-                status_code=HTTP_204_NO_CONTENT,
-                detail={"hadPhoto": person.picture is not None},
+                await update_user(session, person.id, {"picture": None})
+            had = person.picture is not None
+            audit_own(
+                request, session, person.id, "profile.photo.delete", status_code=204, hadPhoto=had
             )
         if person.picture:
             await _delete_quietly(store, person.picture)

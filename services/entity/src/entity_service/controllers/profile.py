@@ -15,13 +15,12 @@ from typing import Any
 from litestar import Controller, Request, get, patch
 from litestar.params import JSONBody
 
+from entity_service.own import READ, WRITE, audit_own, operation
 from entity_service.person import person_id
 from entity_service.store import profile as store
 from entity_service.store.profile import ProfileRead, ProfileSchema
-from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
-from idp_common.web.audit_trail import audit
 from idp_common.web.caller import resources_of
-from idp_common.web.guard import current_caller, requires
+from idp_common.web.guard import current_caller
 
 
 class ProfileController(Controller):
@@ -29,12 +28,14 @@ class ProfileController(Controller):
     tags = ["profile"]
 
     @get(
-        operation_id="getOwnProfile",
-        summary="Read your profile",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. The built-in facts (`picture` is the "
-        "public photo URL or null) and `fields`: every readable profile field that applies to "
-        "you (global fields and those of your groups), null where no value is stored.",
-        **requires(SCOPE_IDP_ACCOUNT_READ),
+        **operation(
+            "getOwnProfile",
+            "Read your profile",
+            READ,
+            "The built-in facts (`picture` is the public photo URL or null) and `fields`: every "
+            "readable profile field that applies to you (global fields and those of your groups),"
+            " null where no value is stored.",
+        ),
     )
     async def read_profile(self, request: Request[Any, Any, Any]) -> ProfileRead:
         resources = resources_of(request)
@@ -44,15 +45,16 @@ class ProfileController(Controller):
             return await store.read_profile(session, person, fields, resources.settings.issuer_base)
 
     @patch(
-        operation_id="updateOwnProfile",
-        summary="Change your profile",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}`. Body `{{key: value | null}}` keyed by "
-        "field key: exactly the `userWritable` fields that apply to you, plus the built-in "
-        "`displayName` (string) and `username` (string, or null to remove it; unique). Any "
-        "other key is a 422 naming it and nothing changes; null removes a value (not of a "
-        "`required` field); a value held by someone else in a `unique` field is a 409. "
-        "Answers the profile as GET does.",
-        **requires(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "updateOwnProfile",
+            "Change your profile",
+            WRITE,
+            "Body `{key: value | null}` keyed by field key: exactly the `userWritable` fields "
+            "that apply to you, plus the built-in `displayName` (string) and `username` (string, "
+            "or null to remove it; unique). Any other key is a 422 naming it and nothing changes;"
+            " null removes a value (not of a `required` field); a value held by someone else in a"
+            " `unique` field is a 409. Answers the profile as GET does.",
+        ),
     )
     async def update_profile(
         self, request: Request[Any, Any, Any], data: JSONBody[dict[str, Any]]
@@ -63,24 +65,18 @@ class ProfileController(Controller):
             fields = await store.fields_of(session, person)
             await store.apply_edit(session, person, store.plan_edit(fields, data))
             if data:
-                audit(
-                    request,
-                    session,
-                    action="profile.update",
-                    target_type="user",
-                    target=str(person),
-                    detail={"keys": sorted(data)},
-                )
+                audit_own(request, session, person, "profile.update", keys=sorted(data))
             return await store.read_profile(session, person, fields, resources.settings.issuer_base)
 
     @get(
         "/schema",
-        operation_id="getOwnProfileSchema",
-        summary="The profile fields that apply to you",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. Global fields and those of your groups "
-        "that you can read, in `displayOrder`; `userWritable` says which ones PATCH "
-        "`/entity/profile` accepts.",
-        **requires(SCOPE_IDP_ACCOUNT_READ),
+        **operation(
+            "getOwnProfileSchema",
+            "The profile fields that apply to you",
+            READ,
+            "Global fields and those of your groups that you can read, in `displayOrder`; "
+            "`userWritable` says which ones PATCH `/entity/profile` accepts.",
+        ),
     )
     async def read_schema(self, request: Request[Any, Any, Any]) -> ProfileSchema:
         async with resources_of(request).sessions() as session:

@@ -23,7 +23,7 @@ import logging
 import time
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Final
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import msgspec
@@ -32,25 +32,17 @@ from litestar import Controller, Request, delete, get, post
 from litestar.params import JSONBody
 from msgspec import Meta
 
-from entity_service.person import person_id
-from entity_service.store import credentials as credentials_store
-from entity_service.store import totp as store
+from entity_service.own import READ, WRITE, audit_own, operation, remove_own
+from entity_service.person import person_id, the_person
 from idp_common.crypto.secretbox import SecretboxError, open_sealed, seal, totp_context
 from idp_common.errors import Conflict, FieldError, InvalidArgument, ServiceUnavailable
 from idp_common.protocol import rfc6238_totp
-from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
-from idp_common.web.audit_trail import audit
+from idp_common.storage.repos import credentials as store
 from idp_common.web.caller import resources_of
-from idp_common.web.guard import current_caller, requires
-from idp_common.web.recent_auth import requires_recent_sign_in
+from idp_common.web.guard import current_caller
 
 log = logging.getLogger("idp.entity.totp")
 AnyRequest = Request[Any, Any, Any]
-TARGET: Final = "user"
-STEP_UP_NOTE: Final = (
-    f"Needs `{SCOPE_IDP_ACCOUNT_WRITE}` and a sign-in within the last 300 seconds (else 403 "
-    'with `WWW-Authenticate: Bearer error="insufficient_user_authentication", max_age=300`).'
-)
 
 
 class TotpStatus(msgspec.Struct, frozen=True, kw_only=True, rename="camel", omit_defaults=True):
@@ -112,59 +104,54 @@ class TotpController(Controller):
     tags = ["authenticator"]
 
     @get(
-        operation_id="getOwnTotp",
-        summary="Is an authenticator set up",
-        description=f"Needs `{SCOPE_IDP_ACCOUNT_READ}`. `confirmedAt` and `recoveryCodesLeft` "
-        "are present once the authenticator is confirmed.",
-        **requires(SCOPE_IDP_ACCOUNT_READ),
+        **operation(
+            "getOwnTotp",
+            "Is an authenticator set up",
+            READ,
+            "`confirmedAt` and `recoveryCodesLeft` are present once the authenticator is "
+            "confirmed.",
+        ),
     )
     async def read_totp(self, request: AnyRequest) -> TotpStatus:
         async with resources_of(request).sessions() as session:
             person = await person_id(session, current_caller(request).subject)
-            state = await store.get_state(session, person)
-        if state is None:
-            return TotpStatus(enrolled=False, pending=False)
-        if state.confirmed_at is None:
-            return TotpStatus(enrolled=False, pending=True)
-        return TotpStatus(
-            enrolled=True,
-            pending=False,
-            confirmed_at=state.confirmed_at,
-            recovery_codes_left=state.recovery_codes_left,
-        )
+            state = await store.get_totp(session, person)
+            if state is None or state.confirmed_at is None:
+                return TotpStatus(enrolled=False, pending=state is not None)
+            return TotpStatus(
+                enrolled=True,
+                pending=False,
+                confirmed_at=state.confirmed_at,
+                recovery_codes_left=await store.recovery_codes_left(session, person),
+            )
 
     @post(
         "/enroll",
         status_code=201,
-        operation_id="enrollOwnTotp",
-        summary="Start setting up an authenticator",
-        description=f"{STEP_UP_NOTE} Answers the secret, its `otpauth://` URI and a QR code "
-        "(SVG data URI) once; confirm with a code. A pending enrolment is replaced; a "
-        "confirmed authenticator is a 409 (remove it first). 503 when the deployment has no "
-        "secrets key.",
-        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "enrollOwnTotp",
+            "Start setting up an authenticator",
+            WRITE,
+            "Answers the secret, its `otpauth://` URI and a QR code (SVG data URI) once; confirm "
+            "with a code. A pending enrolment is replaced; a confirmed authenticator is a 409 "
+            "(remove it first). 503 when the deployment has no secrets key.",
+            step_up=True,
+        ),
     )
     async def enroll(self, request: AnyRequest) -> TotpEnrolment:
         resources = resources_of(request)
         key = _secrets_key(request)
         secret = rfc6238_totp.new_secret()
         async with resources.sessions.begin() as session:
-            user_id = await person_id(session, current_caller(request).subject)
-            person = await credentials_store.person_record(session, user_id)
+            person = await the_person(session, current_caller(request).subject)
+            user_id = person.id
             sealed = seal(secret.encode("ascii"), key=key, context=totp_context(user_id))
-            if not await store.start_enrolment(session, user_id, sealed):
+            if not await store.start_totp_enrolment(session, user_id, sealed):
                 raise Conflict(
                     "an authenticator is already set up; remove it before enrolling another",
                     code="entity.totp_already_enrolled",
                 )
-            audit(
-                request,
-                session,
-                action="totp.enroll",
-                target_type=TARGET,
-                target=str(user_id),
-                status_code=201,
-            )
+            audit_own(request, session, user_id, "totp.enroll", status_code=201)
         issuer = urlsplit(resources.settings.issuer).hostname or resources.settings.issuer
         uri = rfc6238_totp.provisioning_uri(secret, account=person.email, issuer=issuer)
         qr_code = segno.make(uri, error="m").svg_data_uri(scale=4)
@@ -173,19 +160,22 @@ class TotpController(Controller):
     @post(
         "/confirm",
         status_code=200,
-        operation_id="confirmOwnTotp",
-        summary="Finish setting up the authenticator",
-        description=f"{STEP_UP_NOTE} `code`: the authenticator's current code (a wrong one "
-        "is a 422 naming `code`). Answers the one-time recovery codes, shown only here. "
-        "From then on sign-in asks for a code. 409 when nothing is being set up.",
-        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "confirmOwnTotp",
+            "Finish setting up the authenticator",
+            WRITE,
+            "`code`: the authenticator's current code (a wrong one is a 422 naming `code`). "
+            "Answers the one-time recovery codes, shown only here. From then on sign-in asks for "
+            "a code. 409 when nothing is being set up.",
+            step_up=True,
+        ),
     )
     async def confirm(self, request: AnyRequest, data: JSONBody[TotpConfirm]) -> TotpConfirmed:
         resources = resources_of(request)
         key = _secrets_key(request)
         async with resources.sessions.begin() as session:
             person = await person_id(session, current_caller(request).subject, lock=True)
-            state = await store.get_state(session, person)
+            state = await store.get_totp(session, person)
             if state is None or state.confirmed_at is not None:
                 raise _not_pending(state is not None)
             secret = _open_secret(state.secret_encrypted, key, person)
@@ -197,40 +187,28 @@ class TotpController(Controller):
                     errors=[FieldError("code", "is not the authenticator's current code")],
                 )
             codes = rfc6238_totp.new_recovery_codes()
-            confirmed_at = await store.confirm(session, person, step, codes)
+            digests = [rfc6238_totp.recovery_code_digest(code) for code in codes]
+            confirmed_at = await store.confirm_totp(
+                session, person, step, [d for d in digests if d is not None]
+            )
             if confirmed_at is None:  # unreachable while the row lock is held
                 raise _not_pending(True)
-            audit(
-                request,
-                session,
-                action="totp.confirm",
-                target_type=TARGET,
-                target=str(person),
-                detail={"recovery_codes": len(codes)},
-            )
+            audit_own(request, session, person, "totp.confirm", recoveryCodes=len(codes))
         return TotpConfirmed(confirmed_at=confirmed_at, recovery_codes=codes)
 
     @delete(
         status_code=204,
-        operation_id="deleteOwnTotp",
-        summary="Remove the authenticator",
-        description=f"{STEP_UP_NOTE} Removes the authenticator (confirmed or pending) and its "
-        "recovery codes; 204 also when there was none.",
-        **requires_recent_sign_in(SCOPE_IDP_ACCOUNT_WRITE),
+        **operation(
+            "deleteOwnTotp",
+            "Remove the authenticator",
+            WRITE,
+            "Removes the authenticator (confirmed or pending) and its recovery codes; 204 also "
+            "when there was none.",
+            step_up=True,
+        ),
     )
     async def remove(self, request: AnyRequest) -> None:
-        async with resources_of(request).sessions.begin() as session:
-            person = await person_id(session, current_caller(request).subject, lock=True)
-            had = await store.remove(session, person)
-            audit(
-                request,
-                session,
-                action="totp.delete",
-                target_type=TARGET,
-                target=str(person),
-                status_code=204,
-                detail={"had_authenticator": had},
-            )
+        await remove_own(request, store.remove_totp, "totp.delete", "hadAuthenticator")
 
 
 ROUTES = [TotpController]

@@ -7,10 +7,10 @@ Contract:
   ``currentPassword``. Attempts count per person in the shared rate limiter
   (:data:`CHECKS_PER_WINDOW` per :data:`CHECK_WINDOW_SECONDS`, 429 past it; a success
   clears the count), so a stolen fresh token cannot guess the password at full speed;
-- :func:`set_password_hash` and :func:`change_email` write in the caller's transaction
-  (the caller holds the person's row lock); an email address another person has,
-  compared case-insensitively, is a 409 naming ``email``, also when a concurrent writer
-  wins the unique index;
+- :func:`change_email` writes in the caller's transaction (the caller holds the person's
+  row lock); an email address another person has, compared case-insensitively, is a 409
+  naming ``email``, also when a concurrent writer wins the unique index. The password
+  itself is set by :mod:`idp_common.usecases.password_change`;
 - the email syntax is the profile fields' ``email`` rule
   (:mod:`idp_common.profile_fields.values`), the one rule in ``idp_common``, and printable
   characters only (a NUL would not even reach Postgres).
@@ -21,18 +21,14 @@ from __future__ import annotations
 import uuid
 from typing import Final
 
-from sqlalchemy import func, select, update
-from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from entity_service.person import not_a_person
 from idp_common.crypto.passwords import verify_password_async
 from idp_common.errors import Conflict, FieldError, InvalidArgument, RateLimited
 from idp_common.protocol.email_address import email_problem
 from idp_common.state.ratelimit import RateLimiter
-from idp_common.storage.db.models import PasswordCredential, User
-from idp_common.storage.repos.users import UserRecord, get_password_hash, get_user
+from idp_common.storage.repos.credentials import get_password_hash
+from idp_common.storage.repos.users import IdentifierTaken, UserRecord, update_user
 
 CURRENT_PASSWORD_FIELD: Final = "currentPassword"  # noqa: S105 (a field name)
 NEW_PASSWORD_FIELD: Final = "newPassword"  # noqa: S105 (a field name)
@@ -82,14 +78,6 @@ async def verify_current_password(
     await limiter.reset(CHECK_BUCKET, str(user_id))
 
 
-async def person_record(session: AsyncSession, user_id: uuid.UUID) -> UserRecord:
-    """The person behind :func:`entity_service.store.profile.person_id`'s answer."""
-    person = await get_user(session, user_id)
-    if person is None:  # deleted between two statements of this request
-        raise not_a_person()
-    return person
-
-
 async def password_unchanged(session: AsyncSession, user_id: uuid.UUID, verified: str) -> None:
     """409 when the password changed since it was verified (a concurrent change won)."""
     if await get_password_hash(session, user_id) != verified:
@@ -98,35 +86,11 @@ async def password_unchanged(session: AsyncSession, user_id: uuid.UUID, verified
         )
 
 
-async def set_password_hash(session: AsyncSession, user_id: uuid.UUID, hash: str) -> None:
-    """Store the person's argon2id hash, creating the credential when absent."""
-    await session.execute(
-        insert(PasswordCredential)
-        .values(user_id=user_id, hash=hash)
-        .on_conflict_do_update(
-            index_elements=[PasswordCredential.user_id],
-            set_={"hash": hash, "updated_at": func.now()},
-        )
-    )
-
-
 async def change_email(session: AsyncSession, person: UserRecord, email: str) -> bool:
     """Set the person's address; True when it is another mailbox than before (not only a
     change of letter case), which leaves it unverified."""
-    other_mailbox = email.lower() != person.email.lower()
-    if other_mailbox:
-        taken = await session.scalar(
-            select(User.id)
-            .where(func.lower(User.email) == email.lower(), User.id != person.id)
-            .limit(1)
-        )
-        if taken is not None:
-            raise _email_taken()
-    values: dict[str, object] = {"email": email, "updated_at": func.now()}
-    if other_mailbox:
-        values["email_verified"] = False
     try:
-        await session.execute(update(User).where(User.id == person.id).values(**values))
-    except IntegrityError as exc:  # a concurrent writer took the address first
-        raise _email_taken() from exc
-    return other_mailbox
+        await update_user(session, person.id, {"email": email})
+    except IdentifierTaken as taken:
+        raise _email_taken() from taken
+    return email.lower() != person.email.lower()

@@ -26,8 +26,6 @@ from datetime import datetime
 from typing import Any, Final
 
 import msgspec
-from sqlalchemy import func, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from entity_service.person import not_a_person
@@ -36,7 +34,7 @@ from idp_common.errors import Conflict, FieldError, InvalidArgument
 from idp_common.profile_fields import store as fields_store
 from idp_common.profile_fields.schema import DataType, ProfileFieldRead, Validators
 from idp_common.profile_fields.values import to_text
-from idp_common.storage.db.models import User
+from idp_common.storage.repos.users import IdentifierTaken, get_user, update_user
 
 #: Where the media route serves photos (``users.picture`` is the object name).
 DISPLAY_NAME: Final = "displayName"
@@ -119,9 +117,7 @@ async def read_profile(
     session: AsyncSession, user_id: uuid.UUID, fields: Sequence[ProfileFieldRead], base_url: str
 ) -> ProfileRead:
     """``base_url`` is the issuer's base: the photo's public URL hangs off it."""
-    user = await session.scalar(
-        select(User).where(User.id == user_id).execution_options(populate_existing=True)
-    )
+    user = await get_user(session, user_id)
     if user is None:
         raise not_a_person()
     shown = readable(fields)
@@ -205,26 +201,13 @@ def _username_taken() -> Conflict:
     )
 
 
-async def _check_username(session: AsyncSession, user_id: uuid.UUID, username: str) -> None:
-    query = select(User.id).where(func.lower(User.username) == username.lower(), User.id != user_id)
-    if await session.scalar(query.limit(1)) is not None:
-        raise _username_taken()
-
-
 async def apply_edit(session: AsyncSession, user_id: uuid.UUID, edit: ProfileEdit) -> None:
     """Write ``edit`` in the caller's transaction; ``updated_at`` moves with any change
     (the ``updated_at`` claim covers mapped profile fields too)."""
     if not edit.facts and not edit.values:
         return
-    username = edit.facts.get("username")
-    if username is not None:
-        await _check_username(session, user_id, username)
-    await fields_store.set_values(session, user_id, edit.values)
     try:
-        await session.execute(
-            update(User).where(User.id == user_id).values(**edit.facts, updated_at=func.now())
-        )
-    except IntegrityError as exc:  # a concurrent writer took the username first
-        if "uq_users_username_lower" not in str(exc.orig):
-            raise
-        raise _username_taken() from exc
+        await update_user(session, user_id, edit.facts)
+    except IdentifierTaken as taken:
+        raise _username_taken() from taken
+    await fields_store.set_values(session, user_id, edit.values)
