@@ -60,6 +60,12 @@ async def in_parallel(
     return await asyncio.gather(*(racer(i) for i in range(RACERS)), return_exceptions=True)
 
 
+def loser_codes(outcomes: list[object], winner: type) -> set[str | None]:
+    """The codes of the losers' errors, once exactly one outcome is a ``winner``."""
+    assert sum(isinstance(o, winner) for o in outcomes) == 1
+    return {getattr(o, "code", None) for o in outcomes if not isinstance(o, winner)}
+
+
 async def add_person(sessions: Sessions) -> uuid.UUID:
     """A committed person with an address of their own."""
     async with sessions.begin() as session:

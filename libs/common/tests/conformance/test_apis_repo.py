@@ -17,7 +17,12 @@ from idp_common.storage.db.models import RoleScope, Scope
 from idp_common.storage.repos import apis, roles
 from idp_common.storage.repos.apis import ApiRead, ScopeRead
 from libs.common.tests.conformance import catalogue_fixtures
-from libs.common.tests.conformance.catalogue_fixtures import SHOP_SCOPES, Sessions, in_parallel
+from libs.common.tests.conformance.catalogue_fixtures import (
+    SHOP_SCOPES,
+    Sessions,
+    in_parallel,
+    loser_codes,
+)
 
 pytestmark = pytest.mark.integration
 make_database = catalogue_fixtures.make_database
@@ -31,23 +36,18 @@ async def shop_id(sessions: Sessions) -> str:
     return next(str(a.id) for a in page.items if a.name == "shop")
 
 
-def codes(outcomes: list[object], winner: type) -> list[str | None]:
-    """The error code of each loser (the one winner checked)."""
-    assert sum(isinstance(o, winner) for o in outcomes) == 1
-    return [getattr(o, "code", None) for o in outcomes if not isinstance(o, winner)]
-
-
 async def test_of_racing_creates_of_one_name_or_audience_one_wins(catalogue: Sessions) -> None:
     async def register(session: AsyncSession, index: int) -> ApiRead:
         return await apis.create_api(session, name="billing", audience=f"https://b{index}.test")
 
-    assert set(codes(await in_parallel(catalogue, register), ApiRead)) == {"admin.api_name_taken"}
+    outcomes = await in_parallel(catalogue, register)
+    assert loser_codes(outcomes, ApiRead) == {"admin.api_name_taken"}
 
     async def same_audience(session: AsyncSession, index: int) -> ApiRead:
         return await apis.create_api(session, name=f"n{index}", audience="https://same.test")
 
     outcomes = await in_parallel(catalogue, same_audience)
-    assert set(codes(outcomes, ApiRead)) == {"admin.api_audience_taken"}
+    assert loser_codes(outcomes, ApiRead) == {"admin.api_audience_taken"}
 
 
 async def test_of_racing_creates_of_one_scope_value_one_wins(catalogue: Sessions) -> None:
@@ -57,7 +57,7 @@ async def test_of_racing_creates_of_one_scope_value_one_wins(catalogue: Sessions
         return await apis.create_scope(session, api, value="shop:carts:read", description="x")
 
     outcomes = await in_parallel(catalogue, add)
-    assert set(codes(outcomes, ScopeRead)) == {"admin.scope_value_taken"}
+    assert loser_codes(outcomes, ScopeRead) == {"admin.scope_value_taken"}
 
 
 async def test_a_scope_value_begins_with_its_api_which_then_keeps_its_name(

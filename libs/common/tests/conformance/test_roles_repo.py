@@ -22,6 +22,7 @@ from libs.common.tests.conformance.catalogue_fixtures import (
     Sessions,
     add_person,
     in_parallel,
+    loser_codes,
 )
 
 pytestmark = pytest.mark.integration
@@ -40,9 +41,7 @@ async def test_of_racing_creates_of_one_name_one_wins(catalogue: Sessions) -> No
         return await roles.create_role(session, name="buyer", description="")
 
     outcomes = await in_parallel(catalogue, create)
-    assert sum(isinstance(o, RoleRead) for o in outcomes) == 1
-    losers = [o for o in outcomes if not isinstance(o, RoleRead)]
-    assert all(isinstance(o, Conflict) and o.code == "admin.role_name_taken" for o in losers)
+    assert loser_codes(outcomes, RoleRead) == {"admin.role_name_taken"}
 
 
 async def test_of_racing_renames_to_one_name_one_wins(catalogue: Sessions) -> None:

@@ -29,6 +29,8 @@ from idp_common.storage.repos.paging import Page, keyset_page
 
 Entry = TypeVar("Entry", Role, Group)
 Read = TypeVar("Read")
+#: A column of a link table (``role_scopes.role_id``...).
+Link = InstrumentedAttribute[uuid.UUID]
 
 
 def uuid_or_none(raw: str) -> uuid.UUID | None:
@@ -58,33 +60,22 @@ async def now(session: AsyncSession) -> datetime:
 
 
 async def replace_links(
-    session: AsyncSession,
-    owner: InstrumentedAttribute[uuid.UUID],
-    target: InstrumentedAttribute[uuid.UUID],
-    owner_id: uuid.UUID,
-    target_ids: Sequence[uuid.UUID],
+    session: AsyncSession, owner: Link, target: Link, owner_id: uuid.UUID, ids: Sequence[uuid.UUID]
 ) -> None:
-    """Make ``target_ids`` (no repeats) the whole link set of ``owner_id``: one delete and
-    one insert on the link table of the columns ``owner`` and ``target``."""
-    table = owner.class_
-    await session.execute(delete(table).where(owner == owner_id))
-    if target_ids:
-        rows = [{owner.key: owner_id, target.key: t} for t in target_ids]
-        await session.execute(insert(table).values(rows))
+    """Make ``ids`` (no repeats) the whole link set of ``owner_id``: one delete and one
+    insert on the link table of the columns ``owner`` and ``target``."""
+    await session.execute(delete(owner.class_).where(owner == owner_id))
+    await add_links(session, owner, target, owner_id, ids)
 
 
 async def add_links(
-    session: AsyncSession,
-    owner: InstrumentedAttribute[uuid.UUID],
-    target: InstrumentedAttribute[uuid.UUID],
-    owner_id: uuid.UUID,
-    target_ids: Sequence[uuid.UUID],
+    session: AsyncSession, owner: Link, target: Link, owner_id: uuid.UUID, ids: Sequence[uuid.UUID]
 ) -> int:
-    """Add the links of ``owner_id`` to ``target_ids`` it lacks (``ON CONFLICT DO
-    NOTHING``, so racing adders add each link once); returns how many were added."""
-    if not target_ids:
+    """Add the links of ``owner_id`` to ``ids`` it lacks (``ON CONFLICT DO NOTHING``, so
+    racing adders add each link once); returns how many were added."""
+    if not ids:
         return 0
-    rows = [{owner.key: owner_id, target.key: t} for t in target_ids]
+    rows = [{owner.key: owner_id, target.key: t} for t in ids]
     added = await session.execute(
         insert(owner.class_).values(rows).on_conflict_do_nothing().returning(target)
     )
