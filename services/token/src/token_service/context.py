@@ -24,8 +24,8 @@ from idp_common.state.revocation import RevocationList
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
-from token_service.queries import UserClaims, load_person, scope_audiences
 from token_service.repeated_failures import RepeatedFailures
+from token_service.repos.people import UserClaims, load_person, scope_audiences
 
 #: Seconds a worker reuses a client record, a person's claims, a scope→API mapping.
 CLIENT_CACHE_SECONDS: Final = 5.0

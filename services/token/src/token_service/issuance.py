@@ -41,7 +41,7 @@ from idp_common.protocol.constants import (
 from idp_common.protocol.oidc_core_claims import id_token_claims
 from idp_common.protocol.rfc6749_scope import format_scope
 from token_service.context import GrantDeps
-from token_service.queries import UserClaims
+from token_service.repos.people import UserClaims
 
 
 class TokenResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):

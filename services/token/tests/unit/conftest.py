@@ -14,7 +14,7 @@ from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.codes import CodeGrant
 from idp_common.storage.repos.refresh_tokens import RefreshTokenRecord
 from idp_common.storage.repos.users import UserRecord
-from token_service.queries import Person, UserClaims
+from token_service.repos.people import Person, UserClaims
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 

@@ -56,7 +56,7 @@ from token_service.issuance import (
     sign_tokens,
     track_access_token,
 )
-from token_service.queries import PERSON, Person
+from token_service.repos.people import PERSON, Person
 
 AUDIT_CODE_REPLAYED: Final = "token.code_replayed"
 AUDIT_GRANT_FAILED: Final = "token.grant_failed"

@@ -48,7 +48,7 @@ from token_service.issuance import (
     sign_tokens,
     track_access_token,
 )
-from token_service.queries import PERSON, Person
+from token_service.repos.people import PERSON, Person
 
 
 def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:

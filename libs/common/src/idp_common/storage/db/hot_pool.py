@@ -1,7 +1,7 @@
 """asyncpg's own connection pool, for the statements on the token endpoints' hot paths.
 
 The hot statements (the spends in ``idp_common.storage.repos.refresh_tokens`` and
-``idp_common.storage.repos.codes``, the code's insert, ``token_service.queries``'s person
+``idp_common.storage.repos.codes``, the code's insert, ``token_service.repos.people``'s person
 reads) are plain SQL; the reads and the insert commit by themselves, and the two spends
 run in a short ``BEGIN`` … ``COMMIT`` (:meth:`HotPool.transaction`) that commits only
 after Redis has recorded the new access token (issue #19, attack 5). Through
@@ -115,7 +115,7 @@ class Database(Protocol):
 
 class JoinedRead(Protocol[T_co]):
     """A read a repository joins to the row it spends, so that one statement spends and
-    reads (the token service reads the person: ``token_service.queries.PERSON``).
+    reads (the token service reads the person: ``token_service.repos.people.PERSON``).
 
     ``columns``: a select list over the ``users`` row aliased ``u`` (NULLs when absent);
     ``parse`` reads it back from ``row[start:]``, None when the person is absent."""

@@ -1,6 +1,6 @@
-"""Reads only the token service needs: what a token says about a person, and which API
-each scope belongs to (STYLE.md §1: code moves into ``idp_common.storage.repos`` when a second
-service needs it).
+"""People as the token service reads them (read only): what a token says about a person,
+and which API each scope belongs to (STYLE.md §1: code moves into
+``idp_common.storage.repos`` when a second service needs it).
 
 - :class:`Person`: the person's built-in facts, the values of profile fields mapped to a
   claim (spec part 2 "Profile field" rule 2) and their effective scopes
