@@ -66,6 +66,13 @@ def loser_codes(outcomes: list[object], winner: type) -> set[str | None]:
     return {getattr(o, "code", None) for o in outcomes if not isinstance(o, winner)}
 
 
+async def race_codes(
+    sessions: Sessions, work: Callable[[AsyncSession, int], Awaitable[object]], winner: type
+) -> set[str | None]:
+    """Race ``work`` (:func:`in_parallel`); the :func:`loser_codes` of the outcomes."""
+    return loser_codes(await in_parallel(sessions, work), winner)
+
+
 async def add_person(sessions: Sessions) -> uuid.UUID:
     """A committed person with an address of their own."""
     async with sessions.begin() as session:

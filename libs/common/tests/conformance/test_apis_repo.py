@@ -16,18 +16,11 @@ from idp_common.protocol.constants import ADMIN_SCOPES, IDP_API_NAME
 from idp_common.storage.db.models import RoleScope, Scope
 from idp_common.storage.repos import apis, roles
 from idp_common.storage.repos.apis import ApiRead, ScopeRead
-from libs.common.tests.conformance import catalogue_fixtures
-from libs.common.tests.conformance.catalogue_fixtures import (
-    SHOP_SCOPES,
-    Sessions,
-    in_parallel,
-    loser_codes,
-)
+from libs.common.tests.conformance import catalogue_fixtures as fx
+from libs.common.tests.conformance.catalogue_fixtures import Sessions
 
 pytestmark = pytest.mark.integration
-make_database = catalogue_fixtures.make_database
-fresh_database_url = catalogue_fixtures.fresh_database_url
-catalogue = catalogue_fixtures.catalogue
+make_database, fresh_database_url, catalogue = fx.make_database, fx.fresh_database_url, fx.catalogue
 
 
 async def shop_id(sessions: Sessions) -> str:
@@ -40,14 +33,14 @@ async def test_of_racing_creates_of_one_name_or_audience_one_wins(catalogue: Ses
     async def register(session: AsyncSession, index: int) -> ApiRead:
         return await apis.create_api(session, name="billing", audience=f"https://b{index}.test")
 
-    outcomes = await in_parallel(catalogue, register)
-    assert loser_codes(outcomes, ApiRead) == {"admin.api_name_taken"}
+    outcomes = await fx.in_parallel(catalogue, register)
+    assert fx.loser_codes(outcomes, ApiRead) == {"admin.api_name_taken"}
 
     async def same_audience(session: AsyncSession, index: int) -> ApiRead:
         return await apis.create_api(session, name=f"n{index}", audience="https://same.test")
 
-    outcomes = await in_parallel(catalogue, same_audience)
-    assert loser_codes(outcomes, ApiRead) == {"admin.api_audience_taken"}
+    outcomes = await fx.in_parallel(catalogue, same_audience)
+    assert fx.loser_codes(outcomes, ApiRead) == {"admin.api_audience_taken"}
 
 
 async def test_of_racing_creates_of_one_scope_value_one_wins(catalogue: Sessions) -> None:
@@ -56,8 +49,8 @@ async def test_of_racing_creates_of_one_scope_value_one_wins(catalogue: Sessions
     async def add(session: AsyncSession, _: int) -> ScopeRead:
         return await apis.create_scope(session, api, value="shop:carts:read", description="x")
 
-    outcomes = await in_parallel(catalogue, add)
-    assert loser_codes(outcomes, ScopeRead) == {"admin.scope_value_taken"}
+    outcomes = await fx.in_parallel(catalogue, add)
+    assert fx.loser_codes(outcomes, ScopeRead) == {"admin.scope_value_taken"}
 
 
 async def test_a_scope_value_begins_with_its_api_which_then_keeps_its_name(
@@ -114,7 +107,7 @@ async def test_the_provider_api_its_permissions_and_standard_scopes_are_kept(
 async def test_deleting_an_api_takes_its_scopes_and_their_grants(catalogue: Sessions) -> None:
     async with catalogue.begin() as session:
         role = await roles.create_role(session, name="buyer", description="")
-        await roles.set_role_scopes(session, str(role.id), list(SHOP_SCOPES))
+        await roles.set_role_scopes(session, str(role.id), list(fx.SHOP_SCOPES))
         await apis.delete_api(session, await shop_id(catalogue))
     async with catalogue() as session:
         left = await session.scalar(select(func.count()).select_from(RoleScope))
@@ -134,7 +127,10 @@ async def test_the_operator_form_is_idempotent_and_follows_the_audience(
         async with catalogue.begin() as session:
             added.append(
                 await apis.ensure_api(
-                    session, name="shop", audience=audience, scopes={**SHOP_SCOPES, "shop:x:y": "z"}
+                    session,
+                    name="shop",
+                    audience=audience,
+                    scopes={**fx.SHOP_SCOPES, "shop:x:y": "z"},
                 )
             )
     assert added == [1, 0]

@@ -14,18 +14,11 @@ from idp_common.protocol.oidc_core_claims import digest
 from idp_common.storage.db.models import ClientScope, ClientSecret
 from idp_common.storage.repos import clients
 from idp_common.storage.repos.client_shapes import ClientCreated, ClientSettings, SecretRotated
-from libs.common.tests.conformance import catalogue_fixtures
-from libs.common.tests.conformance.catalogue_fixtures import (
-    SHOP_SCOPES,
-    Sessions,
-    in_parallel,
-    loser_codes,
-)
+from libs.common.tests.conformance import catalogue_fixtures as fx
+from libs.common.tests.conformance.catalogue_fixtures import Sessions
 
 pytestmark = pytest.mark.integration
-make_database = catalogue_fixtures.make_database
-fresh_database_url = catalogue_fixtures.fresh_database_url
-catalogue = catalogue_fixtures.catalogue
+make_database, fresh_database_url, catalogue = fx.make_database, fx.fresh_database_url, fx.catalogue
 
 WEB = ClientSettings(
     name=" Shop web ",
@@ -51,8 +44,8 @@ async def test_of_racing_creates_of_one_client_id_one_wins(catalogue: Sessions) 
     async def register(session: AsyncSession, _: int) -> ClientCreated:
         return await clients.create_client(session, "public", WEB, client_id="shop-web")
 
-    outcomes = await in_parallel(catalogue, register)
-    assert loser_codes(outcomes, ClientCreated) == {"admin.client_id_taken"}
+    outcomes = await fx.in_parallel(catalogue, register)
+    assert fx.loser_codes(outcomes, ClientCreated) == {"admin.client_id_taken"}
     async with catalogue() as session:
         assert (await clients.read_client(session, "shop-web")).name == "Shop web"
 
@@ -80,7 +73,7 @@ async def test_racing_rotations_leave_exactly_one_secret_the_last(catalogue: Ses
     async def rotate(session: AsyncSession, _: int) -> SecretRotated:
         return await clients.rotate_secret(session, client_id)
 
-    outcomes = await in_parallel(catalogue, rotate)
+    outcomes = await fx.in_parallel(catalogue, rotate)
     secrets = [o.client_secret for o in outcomes if isinstance(o, SecretRotated)]
     assert len(secrets) == len(outcomes)
     assert await count(catalogue, ClientSecret.client_pk) == 1
@@ -92,12 +85,12 @@ async def test_racing_rotations_leave_exactly_one_secret_the_last(catalogue: Ses
 
 async def test_racing_scope_replaces_leave_one_whole_set(catalogue: Sessions) -> None:
     client_id = (await create(catalogue)).client_id
-    choices = [sorted(SHOP_SCOPES)[:1], sorted(SHOP_SCOPES)[1:], ["openid", "profile"]]
+    choices = [sorted(fx.SHOP_SCOPES)[:1], sorted(fx.SHOP_SCOPES)[1:], ["openid", "profile"]]
 
     async def replace(session: AsyncSession, index: int) -> object:
         return await clients.set_client_scopes(session, client_id, choices[index % 3])
 
-    assert not [o for o in await in_parallel(catalogue, replace) if isinstance(o, Exception)]
+    assert not [o for o in await fx.in_parallel(catalogue, replace) if isinstance(o, Exception)]
     async with catalogue() as session:
         final = (await clients.read_client(session, client_id)).scopes
     assert final in [sorted(c) for c in choices]
@@ -165,11 +158,11 @@ async def test_the_operator_form_is_idempotent_and_follows_the_uris(catalogue: S
                     "seeded",
                     "confidential",
                     settings,
-                    scopes=["openid", *SHOP_SCOPES],
+                    scopes=["openid", *fx.SHOP_SCOPES],
                     secret_digest=digest("s3cret"),
                 )
             )
-    assert linked == [1 + len(SHOP_SCOPES), 0, 0]
+    assert linked == [1 + len(fx.SHOP_SCOPES), 0, 0]
     async with catalogue() as session:
         record = await clients.get_client(session, "seeded")
     assert record is not None and record.redirect_uris == ("https://shop.test/back",)

@@ -6,6 +6,7 @@ roles replaced whole, and a deleted group taking its memberships and role links.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable
 
 import pytest
 from sqlalchemy import func, select
@@ -15,18 +16,11 @@ from idp_common.errors import FieldError, InvalidArgument, NotFound
 from idp_common.storage.db.models import GroupMember, GroupRole
 from idp_common.storage.repos import groups, roles
 from idp_common.storage.repos.groups import GroupRead
-from libs.common.tests.conformance import catalogue_fixtures
-from libs.common.tests.conformance.catalogue_fixtures import (
-    Sessions,
-    add_person,
-    in_parallel,
-    loser_codes,
-)
+from libs.common.tests.conformance import catalogue_fixtures as fx
+from libs.common.tests.conformance.catalogue_fixtures import Sessions
 
 pytestmark = pytest.mark.integration
-make_database = catalogue_fixtures.make_database
-fresh_database_url = catalogue_fixtures.fresh_database_url
-catalogue = catalogue_fixtures.catalogue
+make_database, fresh_database_url, catalogue = fx.make_database, fx.fresh_database_url, fx.catalogue
 
 
 async def new_group(sessions: Sessions) -> str:
@@ -43,33 +37,32 @@ async def members(sessions: Sessions, group: str) -> set[uuid.UUID]:
 
 
 async def test_of_racing_creates_of_one_name_one_wins(catalogue: Sessions) -> None:
-    async def create(session: AsyncSession, _: int) -> GroupRead:
-        return await groups.create_group(session, name="shoppers", description="")
+    def create(session: AsyncSession, _: int) -> Awaitable[GroupRead]:
+        return groups.create_group(session, name="shoppers", description="")
 
-    outcomes = await in_parallel(catalogue, create)
-    assert loser_codes(outcomes, GroupRead) == {"admin.group_name_taken"}
+    assert await fx.race_codes(catalogue, create, GroupRead) == {"admin.group_name_taken"}
 
 
 async def test_racing_adds_of_one_member_add_them_once(catalogue: Sessions) -> None:
-    group, person = await new_group(catalogue), await add_person(catalogue)
+    group, person = await new_group(catalogue), await fx.add_person(catalogue)
 
     async def join(session: AsyncSession, _: int) -> list[uuid.UUID]:
         return (await groups.add_members(session, group, [str(person), str(person)]))[1]
 
-    outcomes = await in_parallel(catalogue, join)
+    outcomes = await fx.in_parallel(catalogue, join)
     assert sorted(len(o) for o in outcomes if isinstance(o, list)) == [0] * 9 + [1]
     assert await members(catalogue, group) == {person}
 
 
 async def test_racing_adds_and_removes_of_one_member_stay_consistent(catalogue: Sessions) -> None:
-    group, person = await new_group(catalogue), await add_person(catalogue)
+    group, person = await new_group(catalogue), await fx.add_person(catalogue)
 
     async def toggle(session: AsyncSession, index: int) -> object:
         if index % 2:
             return await groups.remove_member(session, group, str(person))
         return await groups.add_members(session, group, [str(person)])
 
-    outcomes = await in_parallel(catalogue, toggle)
+    outcomes = await fx.in_parallel(catalogue, toggle)
     assert all(not isinstance(o, Exception) or isinstance(o, NotFound) for o in outcomes)
     found = await members(catalogue, group)
     assert found in (set(), {person})
@@ -78,7 +71,7 @@ async def test_racing_adds_and_removes_of_one_member_stay_consistent(catalogue: 
 
 
 async def test_unknown_members_and_roles_are_named_and_change_nothing(catalogue: Sessions) -> None:
-    group, person = await new_group(catalogue), await add_person(catalogue)
+    group, person = await new_group(catalogue), await fx.add_person(catalogue)
     async with catalogue.begin() as session:
         with pytest.raises(InvalidArgument) as refused:
             await groups.add_members(session, group, [str(person), "nobody", str(uuid.uuid4())])
@@ -111,7 +104,7 @@ async def test_roles_are_replaced_whole_and_give_their_scopes(catalogue: Session
 
 
 async def test_deleting_a_group_takes_its_members_and_role_links(catalogue: Sessions) -> None:
-    group, person = await new_group(catalogue), await add_person(catalogue)
+    group, person = await new_group(catalogue), await fx.add_person(catalogue)
     async with catalogue.begin() as session:
         role = await roles.create_role(session, name="buyer", description="")
         await groups.set_group_roles(session, group, [str(role.id)])

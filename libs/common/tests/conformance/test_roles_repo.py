@@ -7,6 +7,7 @@ transaction, and the operator tool's form idempotent."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable
 
 import pytest
 from sqlalchemy import func, select
@@ -16,19 +17,11 @@ from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.storage.db.models import GroupRole, RoleScope, UserRole
 from idp_common.storage.repos import groups, roles
 from idp_common.storage.repos.roles import RoleRead
-from libs.common.tests.conformance import catalogue_fixtures
-from libs.common.tests.conformance.catalogue_fixtures import (
-    SHOP_SCOPES,
-    Sessions,
-    add_person,
-    in_parallel,
-    loser_codes,
-)
+from libs.common.tests.conformance import catalogue_fixtures as fx
+from libs.common.tests.conformance.catalogue_fixtures import Sessions
 
 pytestmark = pytest.mark.integration
-make_database = catalogue_fixtures.make_database
-fresh_database_url = catalogue_fixtures.fresh_database_url
-catalogue = catalogue_fixtures.catalogue
+make_database, fresh_database_url, catalogue = fx.make_database, fx.fresh_database_url, fx.catalogue
 
 
 async def new_role(sessions: Sessions, name: str) -> str:
@@ -37,33 +30,32 @@ async def new_role(sessions: Sessions, name: str) -> str:
 
 
 async def test_of_racing_creates_of_one_name_one_wins(catalogue: Sessions) -> None:
-    async def create(session: AsyncSession, _: int) -> RoleRead:
-        return await roles.create_role(session, name="buyer", description="")
+    def create(session: AsyncSession, _: int) -> Awaitable[RoleRead]:
+        return roles.create_role(session, name="buyer", description="")
 
-    outcomes = await in_parallel(catalogue, create)
-    assert loser_codes(outcomes, RoleRead) == {"admin.role_name_taken"}
+    assert await fx.race_codes(catalogue, create, RoleRead) == {"admin.role_name_taken"}
 
 
 async def test_of_racing_renames_to_one_name_one_wins(catalogue: Sessions) -> None:
-    ids = [await new_role(catalogue, f"r{i}") for i in range(catalogue_fixtures.RACERS)]
+    ids = [await new_role(catalogue, f"r{i}") for i in range(fx.RACERS)]
 
     async def rename(session: AsyncSession, index: int) -> tuple[RoleRead, list[str]]:
         return await roles.update_role(session, ids[index], name="chosen", description=None)
 
-    outcomes = await in_parallel(catalogue, rename)
+    outcomes = await fx.in_parallel(catalogue, rename)
     assert sum(isinstance(o, tuple) for o in outcomes) == 1
     assert all(isinstance(o, tuple | Conflict) for o in outcomes)
 
 
 async def test_racing_scope_replaces_leave_one_whole_set(catalogue: Sessions) -> None:
     role = await new_role(catalogue, "buyer")
-    values = sorted(SHOP_SCOPES)
+    values = sorted(fx.SHOP_SCOPES)
     choices = [values[:1], values[1:], values]
 
     async def replace(session: AsyncSession, index: int) -> object:
         return await roles.set_role_scopes(session, role, choices[index % 3])
 
-    assert not [o for o in await in_parallel(catalogue, replace) if isinstance(o, Exception)]
+    assert not [o for o in await fx.in_parallel(catalogue, replace) if isinstance(o, Exception)]
     async with catalogue() as session:
         assert (await roles.get_role(session, role)).scopes in choices
 
@@ -107,10 +99,10 @@ async def test_the_administrator_role_keeps_its_name_and_stays(catalogue: Sessio
 
 async def test_deleting_a_role_takes_every_grant_of_it(catalogue: Sessions) -> None:
     role = await new_role(catalogue, "buyer")
-    person = await add_person(catalogue)
+    person = await fx.add_person(catalogue)
     async with catalogue.begin() as session:
         group = await groups.create_group(session, name="shoppers", description="")
-        await roles.set_role_scopes(session, role, list(SHOP_SCOPES))
+        await roles.set_role_scopes(session, role, list(fx.SHOP_SCOPES))
         await groups.set_group_roles(session, str(group.id), [role])
         session.add(UserRole(user_id=person, role_id=uuid.UUID(role)))
         assert await roles.delete_role(session, role)
@@ -127,7 +119,7 @@ async def test_the_operator_form_is_idempotent(catalogue: Sessions) -> None:
         async with catalogue.begin() as session:
             granted.append(
                 await roles.ensure_role(
-                    session, name="buyer", description="Buys", scopes=[*SHOP_SCOPES, "nothing"]
+                    session, name="buyer", description="Buys", scopes=[*fx.SHOP_SCOPES, "nothing"]
                 )
             )
-    assert granted == [len(SHOP_SCOPES), 0]
+    assert granted == [len(fx.SHOP_SCOPES), 0]
