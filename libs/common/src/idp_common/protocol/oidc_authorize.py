@@ -50,7 +50,6 @@ which must be one the client registered.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -73,9 +72,9 @@ from idp_common.protocol.rfc6749_errors import (
     UnsupportedResponseType,
 )
 from idp_common.protocol.rfc6749_parameters import single_values as given_once
+from idp_common.protocol.rfc6749_scope import parse_scope
 from idp_common.protocol.rfc7636_pkce import requested_challenge
 
-_SCOPE_TOKEN = re.compile(r"^[\x21\x23-\x5b\x5d-\x7e]+$")  # RFC 6749 §3.3 scope-token
 #: The longest value each parameter may have, in characters (see the module's table).
 PARAMETER_BOUNDS: Final[Mapping[str, int]] = MappingProxyType(
     {
@@ -231,14 +230,8 @@ def session_meets_acr(session_acr: str, acr_values: Sequence[str]) -> bool:
 
 
 def parse_scopes(raw: str) -> list[str]:
-    scopes: list[str] = []
-    for token in raw.split(" "):
-        if not token:
-            continue
-        if not _SCOPE_TOKEN.match(token):
-            raise InvalidScope("a scope value has characters not allowed")
-        if token not in scopes:
-            scopes.append(token)
+    """The requested scopes (RFC 6749 §3.3, :func:`parse_scope`); at least one."""
+    scopes = parse_scope(raw)
     if not scopes:
         raise InvalidScope("scope is required")
     return scopes
