@@ -187,7 +187,7 @@ async def fields_of_user(session: AsyncSession, user_id: uuid.UUID) -> list[Fiel
 async def value_texts(session: AsyncSession, user_id: uuid.UUID) -> dict[uuid.UUID, str]:
     """``{field id: stored text}`` of every value the person has."""
     query = select(ProfileValue.field_id, ProfileValue.value).where(ProfileValue.user_id == user_id)
-    return dict((await session.execute(query)).tuples().all())
+    return dict((await session.execute(query)).all())
 
 
 async def set_value(

@@ -47,7 +47,7 @@ async def user_roles(session: AsyncSession, user_id: uuid.UUID) -> list[RoleRef]
         .where(UserRole.user_id == user_id)
         .order_by(Role.name)
     )
-    return [RoleRef(id=role_id, name=name) for role_id, name in rows.tuples()]
+    return [RoleRef(id=role_id, name=name) for role_id, name in rows]
 
 
 async def user_scopes(session: AsyncSession, user_id: uuid.UUID) -> list[str]:
@@ -81,7 +81,7 @@ async def set_user_roles(
     parsed = [uuid_or_none(value) for value in role_ids]
     wanted = {key for key in parsed if key is not None}
     query = select(Role.id, Role.name).where(Role.id.in_(wanted))
-    found = dict((await session.execute(query)).tuples().all())
+    found = dict((await session.execute(query)).all())
     _refuse_unknown("roles", parsed, found, noun="role", problem="no role with this id")
     await replace_links(session, UserRole.user_id, UserRole.role_id, user_id, list(found))
     return sorted((RoleRef(id=k, name=n) for k, n in found.items()), key=lambda r: r.name)
@@ -92,7 +92,7 @@ async def set_user_scopes(
 ) -> list[str]:
     """Replace the person's direct grants with ``values``; the values now granted, sorted."""
     query = select(Scope.value, Scope.id).where(Scope.value.in_(values))
-    found = dict((await session.execute(query)).tuples().all())
+    found = dict((await session.execute(query)).all())
     _refuse_unknown("scopes", values, found, noun="scope", problem="no scope with this value")
     await replace_links(session, UserScope.user_id, UserScope.scope_id, user_id, [*found.values()])
     return sorted(found)
