@@ -30,13 +30,13 @@ def _built_page() -> None:
         pytest.fail("web/auth is not built: cd web/auth && npm ci && npm run build")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as running:
         yield running
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     """Replaces the harness's browser for this module: the same Chromium, plus a camera."""
     video = write_y4m(FACES / "obama2.jpg", tmp_path_factory.mktemp("camera") / "obama2.y4m")

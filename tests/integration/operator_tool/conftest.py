@@ -19,13 +19,13 @@ from tests.integration.operator_tool.support import (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def db() -> Iterator[Database]:
     with fresh_database() as database:
         yield database
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def cli(db: Database, tmp_path_factory: pytest.TempPathFactory) -> Cli:
     """``idp`` bound to the module's database; keyword arguments add ``SVC_*`` variables."""
     key_dir = tmp_path_factory.mktemp("keys")
@@ -36,7 +36,7 @@ def cli(db: Database, tmp_path_factory: pytest.TempPathFactory) -> Cli:
     return call
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def seeded(db: Database, cli: Cli) -> str:
     """``idp migrate`` then a first ``idp seed`` on the empty database; its output."""
     migrated = cli("migrate")

@@ -22,33 +22,33 @@ def http(stack: Stack) -> Iterator[httpx.Client]:
     yield from tf.token_http(stack)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def orders_audience(stack: Stack) -> str:
     return tf.create_api(stack, [ORDERS_READ, ORDERS_WRITE])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def app(stack: Stack, orders_audience: str) -> tf.AppClient:
     return tf.create_client(stack, scopes=[*tf.OIDC, ORDERS_READ, "idp:account:read"])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def spa(stack: Stack) -> tf.AppClient:
     return tf.create_client(stack, public=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def machine(stack: Stack, orders_audience: str) -> tf.AppClient:
     return tf.create_client(
         stack, scopes=[ORDERS_READ, ORDERS_WRITE, "openid"], grant_types=["client_credentials"]
     )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def person(stack: Stack, orders_audience: str) -> tf.Person:
     return tf.create_person(stack, scopes=[ORDERS_READ])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def jwks(stack: Stack) -> dict[str, Any]:
     return httpx.get(stack.service_url("token") + "/.well-known/jwks.json").json()  # type: ignore[no-any-return]
