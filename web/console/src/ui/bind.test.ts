@@ -7,3 +7,10 @@ test("blankErrors names the blank members (spaces count as blank), only those as
     name: "Enter a name.",
   });
 });
+
+test("blankErrors keeps spaces as a value where they are one (a password)", () => {
+  const values = { password: "   ", confirm: "" };
+  expect(blankErrors(values, {}, { password: "Enter a password.", confirm: "Confirm it." })).toEqual({
+    confirm: "Confirm it.",
+  });
+});

@@ -47,14 +47,21 @@ export function useForm<T extends object>(
   return { values, setValues, submission, reset: () => setValues(initial), ...binders(values, setValues, submission) };
 }
 
-/** For each member named in `messages` whose value is blank, its message (a form's "Enter …"). */
+/**
+ * A form's "Enter …" messages: for each member named in `blank` whose value is blank (after
+ * trimming), and each named in `empty` whose value is empty (a password: spaces are one).
+ */
 export function blankErrors<T extends object>(
   values: T,
-  messages: Partial<Record<MembersOf<T, string>, string>>,
+  blank: Partial<Record<MembersOf<T, string>, string>>,
+  empty: Partial<Record<MembersOf<T, string>, string>> = {},
 ): Record<string, string> {
   const errors: Record<string, string> = {};
-  for (const [member, message] of Object.entries(messages) as [MembersOf<T, string>, string][]) {
-    if (!String(values[member]).trim()) errors[member] = message;
+  for (const [messages, trim] of [[blank, true], [empty, false]] as const) {
+    for (const [member, message] of Object.entries(messages) as [MembersOf<T, string>, string][]) {
+      const value = String(values[member]);
+      if ((trim ? value.trim() : value) === "") errors[member] = message;
+    }
   }
   return errors;
 }

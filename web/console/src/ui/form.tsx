@@ -319,6 +319,25 @@ export function SubmitButton({ busy, children, busyLabel }: { busy: boolean; chi
   );
 }
 
+/** The row under a form's fields with its submit button, busy while `submission` runs. */
+export function SubmitRow({
+  submission,
+  busyLabel,
+  children,
+}: {
+  submission: Submission;
+  busyLabel?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="form-row">
+      <SubmitButton busy={submission.busy} {...(busyLabel ? { busyLabel } : {})}>
+        {children}
+      </SubmitButton>
+    </div>
+  );
+}
+
 /** A form with the summary above its fields, `aria-busy` while it submits, no browser validation. */
 export function Form({
   submission,

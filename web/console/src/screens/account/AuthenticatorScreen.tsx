@@ -10,7 +10,7 @@ import { del, get, post } from "../../api/client";
 import { hasScope, signedIn } from "../../auth/session";
 import { Panel, Screen } from "../../ui/Screen";
 import { ConfirmButton, RevealOnce } from "../../ui/dialog";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { Form, SubmitButton, SubmitRow, TextField, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { Notice, formatTime } from "../../ui/table";
 import type { TotpEnrolment, TotpStatus } from "./api";
@@ -88,11 +88,7 @@ function Confirm({ enrolment, onConfirmed }: { enrolment: TotpEnrolment; onConfi
               value={code}
               onChange={(event) => setCode(event.currentTarget.value)}
             />
-            <div className="form-row">
-              <SubmitButton busy={submission.busy} busyLabel="Checking…">
-                Confirm
-              </SubmitButton>
-            </div>
+            <SubmitRow submission={submission} busyLabel="Checking…">Confirm</SubmitRow>
           </Form>
         </li>
       </ol>

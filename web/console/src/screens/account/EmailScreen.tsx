@@ -8,7 +8,7 @@ import { get, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Panel, Screen } from "../../ui/Screen";
 import { blankErrors, useForm } from "../../ui/bind";
-import { Form, SubmitButton, TextField } from "../../ui/form";
+import { Form, SubmitRow, TextField } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { Notice } from "../../ui/table";
 import type { Profile } from "./api";
@@ -27,10 +27,8 @@ function EmailForm({ onChanged }: { onChanged: (profile: Profile) => void }) {
           "a notice was sent to the previous address.",
       );
     },
-    (values) => ({
-      ...blankErrors(values, { email: "Enter the new email address." }),
-      ...(values.currentPassword ? {} : { currentPassword: "Enter your current password." }),
-    }),
+    (values) =>
+      blankErrors(values, { email: "Enter the new email address." }, { currentPassword: "Enter your current password." }),
   );
   const { submission, text } = form;
   return (
@@ -51,9 +49,7 @@ function EmailForm({ onChanged }: { onChanged: (profile: Profile) => void }) {
         autoComplete="current-password"
         {...text("currentPassword")}
       />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy}>Change email</SubmitButton>
-      </div>
+      <SubmitRow submission={submission}>Change email</SubmitRow>
     </Form>
   );
 }

@@ -9,7 +9,7 @@ import { ApiError, del, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Panel, Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
-import { Form, SubmitButton, TextField } from "../../ui/form";
+import { Form, SubmitRow, TextField } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { Notice, formatTime } from "../../ui/table";
 import type { FaceStatus } from "./api";
@@ -40,11 +40,7 @@ function Enrol({ enrolled, onDone }: { enrolled: boolean; onDone: (status: FaceS
         accept="image/*"
         {...input}
       />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy} busyLabel="Checking the photo…">
-          {enrolled ? "Replace face" : "Enrol face"}
-        </SubmitButton>
-      </div>
+      <SubmitRow submission={submission} busyLabel="Checking the photo…">{enrolled ? "Replace face" : "Enrol face"}</SubmitRow>
     </Form>
   );
 }

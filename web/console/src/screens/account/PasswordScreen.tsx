@@ -9,8 +9,8 @@ import { useState } from "react";
 import { post } from "../../api/client";
 import { beginSignIn, hasScope } from "../../auth/session";
 import { Panel, Screen } from "../../ui/Screen";
-import { useForm } from "../../ui/bind";
-import { Form, SubmitButton, TextField } from "../../ui/form";
+import { blankErrors, useForm } from "../../ui/bind";
+import { Form, SubmitRow, TextField } from "../../ui/form";
 import { Notice } from "../../ui/table";
 
 function PasswordForm({ onChanged }: { onChanged: () => void }) {
@@ -20,13 +20,12 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
       await post<void>("/entity/credentials/password", { currentPassword, newPassword });
       onChanged();
     },
-    ({ currentPassword, newPassword, confirmPassword }) => {
-      const errors: Record<string, string> = {};
-      if (!currentPassword) errors.currentPassword = "Enter your current password.";
-      if (!newPassword) errors.newPassword = "Enter a new password.";
-      if (newPassword && confirmPassword !== newPassword) errors.confirmPassword = "The two new passwords are not the same.";
-      return errors;
-    },
+    (values) => ({
+      ...blankErrors(values, {}, { currentPassword: "Enter your current password.", newPassword: "Enter a new password." }),
+      ...(values.newPassword && values.confirmPassword !== values.newPassword
+        ? { confirmPassword: "The two new passwords are not the same." }
+        : {}),
+    }),
   );
   return (
     <Form submission={submission} label="Change your password">
@@ -39,11 +38,7 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
         {...text("newPassword")}
       />
       <TextField label="New password again" type="password" autoComplete="new-password" {...text("confirmPassword")} />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy} busyLabel="Changing…">
-          Change password
-        </SubmitButton>
-      </div>
+      <SubmitRow submission={submission} busyLabel="Changing…">Change password</SubmitRow>
     </Form>
   );
 }

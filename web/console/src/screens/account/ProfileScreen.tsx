@@ -8,7 +8,7 @@ import { get, patch } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Link } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { Form, SubmitRow, TextField, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { Notice, formatTime } from "../../ui/table";
 import type { FieldValue, Profile, SchemaField } from "./api";
@@ -132,9 +132,7 @@ function ProfileForm({
         />
       ))}
       {canWrite ? (
-        <div className="form-row">
-          <SubmitButton busy={submission.busy}>Save profile</SubmitButton>
-        </div>
+        <SubmitRow submission={submission}>Save profile</SubmitRow>
       ) : (
         <p className="hint">Your account can read its profile but not change it.</p>
       )}

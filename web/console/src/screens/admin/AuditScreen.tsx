@@ -8,7 +8,8 @@ import { type Page, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Link, setQuery, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
-import { Form, SubmitButton, TextField, useSubmit } from "../../ui/form";
+import { binders } from "../../ui/bind";
+import { Form, SubmitRow, TextField, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
 import { DataTable, RowsPerPage, UrlPager, formatTime, limitParam, pageSizeOf } from "../../ui/table";
 import {
@@ -114,11 +115,7 @@ function FilterForm({ filters, size }: { filters: Filters; size: string }) {
       return errors;
     },
   );
-  const input = (name: Filter) => ({
-    value: draft[name],
-    error: submission.fieldError(name),
-    onChange: (event: { currentTarget: { value: string } }) => setDraft({ ...draft, [name]: event.currentTarget.value }),
-  });
+  const { text: input } = binders(draft, setDraft, submission);
   return (
     <Form submission={submission} label="Filter the audit log" className="form audit-filters">
       <TextField
@@ -139,9 +136,7 @@ function FilterForm({ filters, size }: { filters: Filters; size: string }) {
       <TextField label="From" type="datetime-local" {...input("since")} />
       <TextField label="Until" type="datetime-local" {...input("until")} />
       <RowsPerPage value={rows} onChange={setRows} />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy}>Apply filters</SubmitButton>
-      </div>
+      <SubmitRow submission={submission}>Apply filters</SubmitRow>
     </Form>
   );
 }

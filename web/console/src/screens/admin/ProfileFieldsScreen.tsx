@@ -9,7 +9,7 @@ import { hasScope } from "../../auth/session";
 import { Link, navigate, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
-import { useSubmit } from "../../ui/form";
+import { useForm } from "../../ui/bind";
 import { Loaded, useLoad } from "../../ui/load";
 import { PagedTable, useUrlCursor } from "../../ui/paged";
 import { Facts, Notice, nameColumn } from "../../ui/table";
@@ -134,19 +134,17 @@ function NewFieldScreen() {
 }
 
 function NewFieldForm({ presets, options }: { presets: FieldCreate[]; options: EditorOptions }) {
-  const [draft, setDraft] = useState(EMPTY_DRAFT);
-  const submission = useSubmit(
-    async () => {
+  const form = useForm(
+    EMPTY_DRAFT,
+    async (draft) => {
       const field = await post<ProfileField>("/admin/profile-fields", createBody(draft));
       navigate(`${LIST}?created=${encodeURIComponent(field.key)}`);
     },
-    () => localErrors(draft),
+    localErrors,
   );
   return (
     <FieldForm
-      draft={draft}
-      onChange={setDraft}
-      submission={submission}
+      form={form}
       options={options}
       presets={presets}
       stored={false}
@@ -173,10 +171,10 @@ function FieldScreen({ id }: { id: string }) {
 
 function FieldDetail({ initial, options }: { initial: ProfileField; options: EditorOptions }) {
   const [field, setField] = useState(initial);
-  const [draft, setDraft] = useState(() => draftOf(initial));
   const [notice, setNotice] = useState<string | null>(null);
-  const submission = useSubmit(
-    async () => {
+  const form = useForm(
+    draftOf(initial),
+    async (draft) => {
       setNotice(null);
       const changes = patchBody(field, draft);
       if (Object.keys(changes).length === 0) {
@@ -185,19 +183,17 @@ function FieldDetail({ initial, options }: { initial: ProfileField; options: Edi
       }
       const saved = await patch<ProfileField>(fieldPath(field.id), changes);
       setField(saved);
-      setDraft(draftOf(saved));
+      form.setValues(draftOf(saved));
       setNotice("Saved.");
     },
-    () => localErrors(draft),
+    localErrors,
   );
   if (!hasScope(WRITE)) return <ReadOnlyField field={field} options={options} />;
   return (
     <>
       {notice ? <Notice>{notice}</Notice> : null}
       <FieldForm
-        draft={draft}
-        onChange={setDraft}
-        submission={submission}
+        form={form}
         options={options}
         stored
         submitLabel="Save changes"

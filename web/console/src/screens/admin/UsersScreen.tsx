@@ -8,7 +8,7 @@ import { hasScope } from "../../auth/session";
 import { Link, setQuery, useLocation } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
 import { binders, blankErrors, useForm } from "../../ui/bind";
-import { Form, SubmitButton, TextField } from "../../ui/form";
+import { Form, SubmitRow, TextField } from "../../ui/form";
 import { useCarriedNotice } from "../../ui/carry";
 import { useLoad } from "../../ui/load";
 import { PagedTable, useUrlCursor } from "../../ui/paged";
@@ -69,10 +69,8 @@ function NewUserForm({ onCreated }: { onCreated: (user: User) => void }) {
       onCreated(await post<User>("/admin/users", body));
       form.reset();
     },
-    (values) => ({
-      ...blankErrors(values, { email: "Enter the person's email address." }),
-      ...(values.password ? {} : { password: "Enter a first password for the person." }),
-    }),
+    (values) =>
+      blankErrors(values, { email: "Enter the person's email address." }, { password: "Enter a first password for the person." }),
   );
   const { submission, text } = form;
   return (
@@ -92,11 +90,7 @@ function NewUserForm({ onCreated }: { onCreated: (user: User) => void }) {
         hint="At least 8 characters, not a common one, not containing the email or username."
         {...text("password")}
       />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy} busyLabel="Creating…">
-          Create user
-        </SubmitButton>
-      </div>
+      <SubmitRow submission={submission} busyLabel="Creating…">Create user</SubmitRow>
     </Form>
   );
 }

@@ -4,7 +4,7 @@
  */
 import { type Dispatch, type ReactNode, type SetStateAction, useState } from "react";
 import { binders } from "../../../ui/bind";
-import { Checkbox, Form, type Submission, SelectField, SubmitButton, TextArea, TextField } from "../../../ui/form";
+import { Checkbox, Form, SelectField, type Submission, SubmitRow, TextArea, TextField } from "../../../ui/form";
 import { Facts } from "../../../ui/table";
 import { ClaimPreview } from "./ClaimPreview";
 import { DATA_TYPES, type Draft, type FieldCreate, RANGED_TYPES, TEXT_TYPES, TYPE_LABELS, draftOf } from "./model";
@@ -61,18 +61,15 @@ function Fieldset({ legend, children, hint }: { legend: string; children: ReactN
 }
 
 export function FieldForm({
-  draft,
-  onChange,
-  submission,
+  form,
   options,
   presets,
   stored,
   submitLabel,
   formLabel,
 }: {
-  draft: Draft;
-  onChange: Dispatch<SetStateAction<Draft>>;
-  submission: Submission;
+  /** The draft, its setter and its submission (`useForm`). */
+  form: { values: Draft; setValues: Dispatch<SetStateAction<Draft>>; submission: Submission };
   options: EditorOptions;
   /** Given for a new field. */
   presets?: FieldCreate[];
@@ -81,6 +78,7 @@ export function FieldForm({
   submitLabel: string;
   formLabel: string;
 }) {
+  const { values: draft, setValues: onChange, submission } = form;
   const { text, check } = binders(draft, onChange, submission);
   const groupName = options.groupNames.get(draft.groupId);
   const ranged = RANGED_TYPES.has(draft.dataType);
@@ -188,9 +186,7 @@ export function FieldForm({
             {...text("claimScope")}
           />
         </Fieldset>
-        <div className="form-row">
-          <SubmitButton busy={submission.busy}>{submitLabel}</SubmitButton>
-        </div>
+        <SubmitRow submission={submission}>{submitLabel}</SubmitRow>
       </Form>
       <ClaimPreview draft={draft} groupName={groupName} />
     </div>

@@ -68,14 +68,8 @@ export interface ProfileField {
 }
 
 /** What the editor holds: text for every input, booleans for the checkboxes. */
-export interface Draft {
-  key: string;
-  label: string;
-  dataType: DataType;
-  required: boolean;
-  unique: boolean;
-  userReadable: boolean;
-  userWritable: boolean;
+export interface Draft
+  extends Pick<ProfileField, "key" | "label" | "dataType" | "required" | "unique" | "userReadable" | "userWritable"> {
   pattern: string;
   minLength: string;
   maxLength: string;

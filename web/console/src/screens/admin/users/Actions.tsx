@@ -9,7 +9,7 @@ import { navigate } from "../../../router";
 import { Panel } from "../../../ui/Screen";
 import { carryNotice } from "../../../ui/carry";
 import { ConfirmButton } from "../../../ui/dialog";
-import { useForm } from "../../../ui/bind";
+import { blankErrors, useForm } from "../../../ui/bind";
 import { FormErrors, TextField } from "../../../ui/form";
 import { Notice } from "../../../ui/table";
 import { type User, userPath } from "./model";
@@ -24,7 +24,7 @@ function PasswordPanel({ user }: { user: User }) {
       form.reset();
       setNotice("Password set. Every session of this person has ended.");
     },
-    ({ password }) => (password ? {} : { password: "Enter the new password first." }),
+    (values) => blankErrors(values, {}, { password: "Enter the new password first." }),
   );
   const setIt = form.submission;
   const remove = async (): Promise<void> => {

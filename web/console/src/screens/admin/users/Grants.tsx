@@ -10,7 +10,7 @@ import { everyApiScope, everyItem } from "../../../api/pages";
 import { hasScope, signedIn } from "../../../auth/session";
 import { Link } from "../../../router";
 import { Panel } from "../../../ui/Screen";
-import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../../ui/form";
+import { CheckboxGroup, Form, SubmitRow, useSubmit } from "../../../ui/form";
 import { type Load, Loaded, useLoad } from "../../../ui/load";
 import { EffectiveScopesTable } from "../../../ui/EffectiveScopes";
 import { Notice } from "../../../ui/table";
@@ -93,9 +93,7 @@ function RolesForm({
         onChange={setValue}
         error={value.map((_, i) => submission.fieldError(`roles[${i}]`)).find(Boolean)}
       />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy}>Save roles</SubmitButton>
-      </div>
+      <SubmitRow submission={submission}>Save roles</SubmitRow>
     </Form>
   );
 }
@@ -132,9 +130,7 @@ function ScopesForm({
         onChange={setValue}
         error={value.map((_, i) => submission.fieldError(`scopes[${i}]`)).find(Boolean)}
       />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy}>Save direct scopes</SubmitButton>
-      </div>
+      <SubmitRow submission={submission}>Save direct scopes</SubmitRow>
     </Form>
   );
 }

@@ -7,7 +7,7 @@ import { useState } from "react";
 import { get, patch } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
 import { Panel } from "../../../ui/Screen";
-import { Form, SelectField, SubmitButton, TextField, useSubmit } from "../../../ui/form";
+import { Form, SelectField, SubmitRow, TextField, useSubmit } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
 import { Notice } from "../../../ui/table";
 import { everyItem } from "../../../api/pages";
@@ -175,9 +175,7 @@ function ValuesForm({ userId, data, canWrite }: { userId: string; data: ProfileD
   return (
     <Form submission={submission} label="Profile values">
       {inputs}
-      <div className="form-row">
-        <SubmitButton busy={submission.busy}>Save profile values</SubmitButton>
-      </div>
+      <SubmitRow submission={submission}>Save profile values</SubmitRow>
       {saved && !submission.error ? <Notice>Saved.</Notice> : null}
     </Form>
   );

@@ -8,7 +8,7 @@ import { hasScope } from "../../../auth/session";
 import { Link } from "../../../router";
 import { Panel, Screen } from "../../../ui/Screen";
 import { blankErrors, useForm } from "../../../ui/bind";
-import { Checkbox, Form, SubmitButton, TextField } from "../../../ui/form";
+import { Checkbox, Form, SubmitRow, TextField } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
 import { Facts, Notice, formatTime } from "../../../ui/table";
 import { Actions } from "./Actions";
@@ -99,9 +99,7 @@ function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: User) => v
         hint="A disabled person cannot sign in; disabling also ends their sessions."
         {...check("disabled")}
       />
-      <div className="form-row">
-        <SubmitButton busy={submission.busy}>Save details</SubmitButton>
-      </div>
+      <SubmitRow submission={submission}>Save details</SubmitRow>
       {saved && !submission.error ? <Notice>Saved.</Notice> : null}
     </Form>
   );
