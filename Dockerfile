@@ -19,6 +19,7 @@ RUN --mount=type=cache,target=/root/.npm \
 
 # .dockerignore keeps node_modules/ and dist/ out of the context, so this copy does not
 # clobber what npm ci installed.
+COPY web/shared/ shared/
 COPY web/auth/ auth/
 COPY web/console/ console/
 RUN cd auth && npm run build && cd ../console && npm run build
