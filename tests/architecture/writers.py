@@ -87,8 +87,40 @@ def _strings(tree: ast.Module) -> Iterator[str]:
             yield node.value
 
 
-def writes_of(tree: ast.Module, models: dict[str, str]) -> set[str]:
-    """The tables one module writes."""
+def _orm_write_target(node: ast.Call) -> ast.expr | None:
+    if _called_name(node) in _ORM_WRITES and node.args:
+        return node.args[0]
+    return None
+
+
+def generic_writers(trees: list[ast.Module], models: dict[str, str]) -> set[str]:
+    """Functions and classes that write a table their caller names: their ORM write's
+    target is a parameter (``insert(owner.class_)``, ``delete(self.model)``), not a model."""
+    found: set[str] = set()
+    for tree in trees:
+        for scope in ast.walk(tree):
+            if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            for node in ast.walk(scope):
+                target = isinstance(node, ast.Call) and _orm_write_target(node)
+                if isinstance(target, ast.Attribute) and not (
+                    isinstance(target.value, ast.Name) and target.value.id in models
+                ):
+                    found.add(scope.name)
+    return found - _ORM_WRITES  # a method named delete is not every delete()
+
+
+def _model_of(argument: ast.expr, models: dict[str, str]) -> str | None:
+    """``Model`` or ``Model.column`` as an argument: the model's table."""
+    if isinstance(argument, ast.Attribute):
+        argument = argument.value
+    if isinstance(argument, ast.Name) and argument.id in models:
+        return models[argument.id]
+    return None
+
+
+def writes_of(tree: ast.Module, models: dict[str, str], generic: set[str]) -> set[str]:
+    """The tables one module writes, itself or through a generic writer."""
     tables = set(models.values())
     written: set[str] = set()
     named = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in models}
@@ -96,20 +128,24 @@ def writes_of(tree: ast.Module, models: dict[str, str]) -> set[str]:
         if not isinstance(node, ast.Call):
             continue
         name = _called_name(node)
+        target = _orm_write_target(node)
         if name in models:
             written.add(models[name])
-        elif name in _ORM_WRITES and node.args:
-            target = node.args[0]
-            if isinstance(target, ast.Name) and target.id in models:
-                written.add(models[target.id])
-            elif isinstance(target, ast.Name):
-                # delete(model) over a loop variable, session.delete(row): any table the
-                # module names may be the one written.
-                written.update(models[name] for name in named)
-            if isinstance(target, ast.Attribute) and target.attr == "__table__":
-                value = target.value
-                if isinstance(value, ast.Name) and value.id in models:
-                    written.add(models[value.id])
+        elif name in generic:
+            arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+            written.update(t for a in arguments if (t := _model_of(a, models)))
+        elif isinstance(target, ast.Name) and target.id in models:
+            written.add(models[target.id])
+        elif isinstance(target, ast.Name):
+            # delete(model) over a loop variable, session.delete(row): any table the
+            # module names may be the one written.
+            written.update(models[name] for name in named)
+        elif (
+            isinstance(target, ast.Attribute)
+            and target.attr == "__table__"
+            and (table := _model_of(target.value, models)) is not None
+        ):
+            written.add(table)
     for text in _strings(tree):
         written.update(t for t in _RAW_WRITE.findall(text) if t in tables)
     return written
@@ -126,8 +162,10 @@ def raw_sql_tables(tree: ast.Module, tables: set[str]) -> set[str]:
 def writers() -> dict[str, set[str]]:
     """``{table: {module, ...}}`` over the shipped code."""
     models = table_of_model()
+    modules = list(source_modules())
+    generic = generic_writers([tree for _, tree in modules], models)
     result: dict[str, set[str]] = defaultdict(set)
-    for module, tree in source_modules():
-        for table in writes_of(tree, models):
+    for module, tree in modules:
+        for table in writes_of(tree, models, generic):
             result[table].add(module)
     return result

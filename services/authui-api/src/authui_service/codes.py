@@ -12,13 +12,12 @@ from litestar import Request
 from authui_service import flow
 from authui_service.attempts import CODE, second_factor_failed
 from authui_service.context import SigninContext
-from authui_service.store import get_totp, use_totp_step
 from authui_service.throttle import Verdict
-from authui_service.totp import spend_recovery_code
 from idp_common.crypto.secretbox import SecretboxError, open_sealed, totp_context
 from idp_common.errors import ServiceUnavailable, Unauthenticated
 from idp_common.protocol.rfc6238_totp import match_totp_step, recovery_code_digest
 from idp_common.state.challenges import Challenge
+from idp_common.storage.repos.credentials import get_totp, spend_recovery_code, use_totp_step
 from idp_common.storage.repos.users import UserRecord
 
 log = logging.getLogger("idp.signin")

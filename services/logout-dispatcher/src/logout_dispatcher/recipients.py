@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import msgspec
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.storage.db.models import Client
+from idp_common.storage.repos.client_lookups import backchannel_uris
 from idp_common.usecases.session_end import SessionEnded
 
 
@@ -23,14 +22,7 @@ class Recipient(msgspec.Struct, frozen=True, kw_only=True):
 async def backchannel_recipients(db: AsyncSession, client_ids: Sequence[str]) -> list[Recipient]:
     """The applications among ``client_ids`` that registered a ``backchannelLogoutUri``
     (spec part 6 rule 2), in the order they were reached. A client deleted since is gone."""
-    if not client_ids:
-        return []
-    rows = await db.execute(
-        select(Client.client_id, Client.backchannel_logout_uri).where(
-            Client.client_id.in_(list(client_ids)), Client.backchannel_logout_uri.is_not(None)
-        )
-    )
-    uris = {client_id: uri for client_id, uri in rows if uri}
+    uris = await backchannel_uris(db, client_ids)
     return [Recipient(client_id=c, uri=uris[c]) for c in dict.fromkeys(client_ids) if c in uris]
 
 

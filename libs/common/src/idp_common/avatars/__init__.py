@@ -6,4 +6,7 @@
   chunks). Pure and CPU-bound: callers run it off the event loop.
 - :mod:`.names`: the random, unguessable object names and their strict check.
 - :mod:`.store`: the S3-compatible object store (aioboto3), one long-lived client.
+
+Layer (pyproject.toml): beside events, state, face, profile_fields; may import storage,
+config, protocol, crypto and errors.
 """

@@ -10,6 +10,8 @@ The package: :mod:`~idp_common.config.settings` (the fields and their defaults),
 :mod:`~idp_common.config.loading` (reading and parsing the environment),
 :mod:`~idp_common.config.rules` (the rules a deployment must satisfy). It imports only
 ``protocol`` and ``crypto``.
+
+Layer (pyproject.toml): may import protocol, crypto and errors only.
 """
 
 from __future__ import annotations

@@ -14,4 +14,7 @@ What it implements:
 - ``passwords``: argon2id password hashes (RFC 9106; DESIGN.md §2 "Sign-in").
 
 Pure code: no Litestar, SQLAlchemy, Redis or NATS. Time and keys are passed in.
+
+Layer (pyproject.toml): pure, beside protocol; may import protocol and errors only (no
+framework, database, Redis or NATS).
 """

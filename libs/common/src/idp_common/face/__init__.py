@@ -11,6 +11,9 @@ the sealed templates compared 1:1.
 
 The face stack is an optional install (``uv sync --group face``). Importing this package
 never imports dlib or numpy: without them, :attr:`FaceEngine.available` is False.
+
+Layer (pyproject.toml): beside events, state, avatars, profile_fields; may import storage,
+config, protocol, crypto and errors.
 """
 
 from idp_common.face.engine import FaceEngine, lifespan

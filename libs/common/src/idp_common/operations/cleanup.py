@@ -19,11 +19,13 @@ import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from idp_common.storage.db.models import AuthorizationCode, PasswordResetToken, RefreshToken
 from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.codes import delete_expired_codes
+from idp_common.storage.repos.refresh_tokens import delete_expired_refresh_tokens
+from idp_common.storage.repos.reset_tokens import delete_expired_reset_tokens
 
 CLEANUP_MARGIN = timedelta(hours=1)
 LOCK_KEY = 0x1D9_C1EA
@@ -34,14 +36,11 @@ log = logging.getLogger("idp.cleanup")
 async def delete_expired(session: AsyncSession, *, now: datetime, actor: str) -> dict[str, int]:
     """Delete what is more than an hour past expiry, in the caller's transaction."""
     cutoff = now - CLEANUP_MARGIN
-    counts: dict[str, int] = {}
-    for label, model in (
-        ("authorization codes", AuthorizationCode),
-        ("refresh tokens", RefreshToken),
-        ("password reset tokens", PasswordResetToken),
-    ):
-        result = await session.execute(delete(model).where(model.expires_at < cutoff))
-        counts[label] = int(getattr(result, "rowcount", 0) or 0)
+    counts = {
+        "authorization codes": await delete_expired_codes(session, cutoff),
+        "refresh tokens": await delete_expired_refresh_tokens(session, cutoff),
+        "password reset tokens": await delete_expired_reset_tokens(session, cutoff),
+    }
     if any(counts.values()) or actor != PERIODIC_ACTOR:
         write_audit(
             session,

@@ -13,12 +13,9 @@ nothing, and a release that adds scopes hands them to ``administrator`` on the n
 from __future__ import annotations
 
 import secrets
-import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.config import Settings
@@ -36,21 +33,12 @@ from idp_common.protocol.constants import (
     SELF_SERVICE_SCOPES,
 )
 from idp_common.storage.db.engine import create_engine, create_session_factory
-from idp_common.storage.db.models import (
-    Api,
-    Client,
-    ClientScope,
-    PasswordCredential,
-    Role,
-    RoleScope,
-    Scope,
-    User,
-    UserRole,
-)
+from idp_common.storage.repos import apis, clients, credentials, roles, user_grants, users
 from idp_common.storage.repos.audit import AuditEntry, write_audit
+from idp_common.storage.repos.client_shapes import ClientSettings
+from idp_common.storage.repos.clients import CONSOLE_CLIENT_ID
+from idp_common.storage.repos.roles import ADMIN_ROLE
 
-ADMIN_ROLE = "administrator"
-CONSOLE_CLIENT_ID = "console"
 OPERATOR_ACTOR = "operator:cli"
 
 
@@ -63,104 +51,42 @@ async def _in_transaction(settings: Settings, work: Any) -> Any:
         await engine.dispose()
 
 
-async def _ensure_api(session: AsyncSession, audience: str) -> uuid.UUID:
-    await session.execute(
-        insert(Api)
-        .values(name=IDP_API_NAME, audience=audience)
-        .on_conflict_do_nothing(index_elements=[Api.name])
-    )
-    # The audience follows SVC_ISSUER; rewritten only when the issuer changed.
-    await session.execute(
-        update(Api)
-        .where(Api.name == IDP_API_NAME, Api.audience != audience)
-        .values(audience=audience, updated_at=func.now())
-    )
-    return (await session.execute(select(Api.id).where(Api.name == IDP_API_NAME))).scalar_one()
-
-
-async def _scope_ids(session: AsyncSession, values: tuple[str, ...]) -> list[uuid.UUID]:
-    return list(await session.scalars(select(Scope.id).where(Scope.value.in_(values))))
-
-
 async def seed_catalogue_in(session: AsyncSession, settings: Settings) -> dict[str, int]:
     """Insert what is missing; return how many rows of each kind were added."""
-    api_id = await _ensure_api(session, settings.api_audience)
     idp_scopes = (*ADMIN_SCOPES, *SELF_SERVICE_SCOPES)
-    added = await session.execute(
-        insert(Scope)
-        .values(
-            [
-                {"api_id": api_id, "value": v, "description": IDP_SCOPE_DESCRIPTIONS[v]}
-                for v in idp_scopes
-            ]
-        )
-        .on_conflict_do_nothing(index_elements=[Scope.value])
-        .returning(Scope.id)
+    scopes_added = await apis.ensure_api(
+        session,
+        name=IDP_API_NAME,
+        audience=settings.api_audience,
+        scopes={value: IDP_SCOPE_DESCRIPTIONS[value] for value in idp_scopes},
     )
-    scopes_added = len(added.all())
-    await session.execute(
-        insert(Role)
-        .values(name=ADMIN_ROLE, description="Full access to the administration API")
-        .on_conflict_do_nothing(index_elements=[Role.name])
+    granted = await roles.ensure_role(
+        session,
+        name=ADMIN_ROLE,
+        description="Full access to the administration API",
+        scopes=ADMIN_SCOPES,
     )
-    role_id = await session.scalar(select(Role.id).where(Role.name == ADMIN_ROLE))
-    granted = await session.execute(
-        insert(RoleScope)
-        .values(
-            [{"role_id": role_id, "scope_id": s} for s in await _scope_ids(session, ADMIN_SCOPES)]
-        )
-        .on_conflict_do_nothing()
-        .returning(RoleScope.scope_id)
+    base = settings.issuer_base
+    console = ClientSettings(
+        name="Console",
+        redirect_uris=[f"{base}/console/callback"],
+        post_logout_redirect_uris=[f"{base}/console/"],
+        backchannel_logout_uri=None,
+        grant_types=[GRANT_TYPE_AUTHORIZATION_CODE, GRANT_TYPE_REFRESH_TOKEN],
+        skip_consent=True,
     )
-    console = await _ensure_console(session, settings)
-    console_scopes = (SCOPE_OPENID, SCOPE_PROFILE, SCOPE_EMAIL, *idp_scopes)
-    linked = await session.execute(
-        insert(ClientScope)
-        .values(
-            [
-                {"client_pk": console, "scope_id": s}
-                for s in await _scope_ids(session, console_scopes)
-            ]
-        )
-        .on_conflict_do_nothing()
-        .returning(ClientScope.scope_id)
+    linked = await clients.ensure_client(
+        session,
+        CONSOLE_CLIENT_ID,
+        "public",
+        console,
+        scopes=(SCOPE_OPENID, SCOPE_PROFILE, SCOPE_EMAIL, *idp_scopes),
     )
     return {
         "scopes added": scopes_added,
-        "administrator grants added": len(granted.all()),
-        "console scopes added": len(linked.all()),
+        "administrator grants added": granted,
+        "console scopes added": linked,
     }
-
-
-async def _ensure_console(session: AsyncSession, settings: Settings) -> uuid.UUID:
-    base = settings.issuer_base
-    redirect, post_logout = [f"{base}/console/callback"], [f"{base}/console/"]
-    await session.execute(
-        insert(Client)
-        .values(
-            client_id=CONSOLE_CLIENT_ID,
-            name="Console",
-            type="public",
-            redirect_uris=redirect,
-            post_logout_redirect_uris=post_logout,
-            grant_types=[GRANT_TYPE_AUTHORIZATION_CODE, GRANT_TYPE_REFRESH_TOKEN],
-            skip_consent=True,
-        )
-        .on_conflict_do_nothing(index_elements=[Client.client_id])
-    )
-    # The URIs follow SVC_ISSUER; rewritten only when the issuer changed.
-    await session.execute(
-        update(Client)
-        .where(
-            Client.client_id == CONSOLE_CLIENT_ID,
-            (Client.redirect_uris != redirect) | (Client.post_logout_redirect_uris != post_logout),
-        )
-        .values(
-            redirect_uris=redirect, post_logout_redirect_uris=post_logout, updated_at=func.now()
-        )
-    )
-    query = select(Client.id).where(Client.client_id == CONSOLE_CLIENT_ID)
-    return (await session.execute(query)).scalar_one()
 
 
 async def seed_catalogue(settings: Settings) -> dict[str, int]:
@@ -184,27 +110,20 @@ async def create_admin(
     password_hash = await hash_password_async(chosen)
 
     async def work(session: AsyncSession) -> tuple[bool, str | None]:
-        role_id = await session.scalar(select(Role.id).where(Role.name == ADMIN_ROLE))
+        role_id = await roles.role_id_by_name(session, ADMIN_ROLE)
         if role_id is None:
             raise RuntimeError("the administrator role is missing: run `idp seed` first")
-        existing = await session.scalar(
-            select(User.id).where(func.lower(User.email) == email.lower())
-        )
-        if existing is not None:
+        if await users.get_user_by_email(session, email) is not None:
             return False, None
-        username_taken = await session.scalar(
-            select(User.id).where(func.lower(User.username) == "admin")
-        )
-        user = User(
+        user = await users.create_user(
+            session,
             email=email,
-            username=None if username_taken else "admin",
+            username=None if await users.username_in_use(session, "admin") else "admin",
             display_name="Administrator",
+            password_hash=password_hash,
             email_verified=True,
         )
-        session.add(user)
-        await session.flush()
-        session.add(PasswordCredential(user_id=user.id, hash=password_hash))
-        session.add(UserRole(user_id=user.id, role_id=role_id))
+        await user_grants.give_role(session, user.id, role_id)
         write_audit(
             session,
             AuditEntry(
@@ -226,11 +145,8 @@ async def admin_password_matches(settings: Settings, *, email: str, password: st
     """Whether ``password`` signs in as the account ``email`` (for ``make up``'s summary)."""
 
     async def work(session: AsyncSession) -> str | None:
-        return await session.scalar(
-            select(PasswordCredential.hash)
-            .join(User, User.id == PasswordCredential.user_id)
-            .where(func.lower(User.email) == email.lower())
-        )
+        user = await users.get_user_by_email(session, email)
+        return None if user is None else await credentials.get_password_hash(session, user.id)
 
     stored: str | None = await _in_transaction(settings, work)
     return stored is not None and await verify_password_async(stored, password)

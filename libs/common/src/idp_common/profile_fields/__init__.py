@@ -11,4 +11,7 @@ Shared by the administration API and the self-service API (``/entity/profile``):
 - :mod:`.presets`: the preset catalogue (rule 9);
 - :mod:`.store`: fields and values with these rules applied, over their repository
   :mod:`idp_common.storage.repos.profile_fields` (Postgres enforces ``unique``).
+
+Layer (pyproject.toml): beside events, state, face, avatars; may import storage, config,
+protocol, crypto and errors.
 """

@@ -15,4 +15,7 @@ What it implements:
   setting: when ``X-Forwarded-For`` is believed.
 
 Pure code: no Litestar, SQLAlchemy, Redis or NATS.
+
+Layer (pyproject.toml): pure, beside crypto; may import crypto and errors only (no
+framework, database, Redis or NATS).
 """

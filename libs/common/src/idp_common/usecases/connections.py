@@ -15,14 +15,13 @@ from datetime import UTC, datetime
 from typing import Final
 
 import msgspec
-from sqlalchemy import ColumnElement, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.errors import NotFound
-from idp_common.storage.db.models import Client
 from idp_common.storage.repos.audit import AuditEntry, write_audit
-from idp_common.storage.repos.consents import consented_by, withdraw_consent
-from idp_common.storage.repos.refresh_tokens import held_by, revoke_person_tokens
+from idp_common.storage.repos.client_lookups import connected_client_pk
+from idp_common.storage.repos.consents import withdraw_consent
+from idp_common.storage.repos.refresh_tokens import revoke_person_tokens
 
 AUDIT_WITHDRAWN: Final = "connection.withdraw"
 _MAX_CLIENT_ID_LENGTH: Final = 255
@@ -34,11 +33,6 @@ class Withdrawn(msgspec.Struct, frozen=True, kw_only=True):
     tokens_revoked: int
 
 
-def connected(user_id: uuid.UUID) -> ColumnElement[bool]:
-    """The client (``Client``) has a consent of the person or an active token of theirs."""
-    return or_(consented_by(user_id), held_by(user_id))
-
-
 async def withdraw_connection(
     session: AsyncSession, user_id: uuid.UUID, client_id: str, *, actor: str, ip: str | None
 ) -> Withdrawn:
@@ -46,9 +40,7 @@ async def withdraw_connection(
     from ``ip``); 404 (nothing changed) when the client is unknown or not connected."""
     client_pk = None
     if len(client_id) <= _MAX_CLIENT_ID_LENGTH:
-        client_pk = await session.scalar(
-            select(Client.id).where(Client.client_id == client_id, connected(user_id))
-        )
+        client_pk = await connected_client_pk(session, user_id, client_id)
     if client_pk is None:
         raise NotFound("no connection to this client_id", code="entity.connection_not_found")
     had_consent = await withdraw_consent(session, user_id, client_pk)

@@ -15,11 +15,11 @@ from admin_service.authority import caller_holds, check_may_give
 from admin_service.controllers.user_shared import GRANT_NOTE
 from admin_service.routes import Req, operation, reading, writing
 from admin_service.store import users as store
-from admin_service.store.roles import role_scope_values
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ as READ
 from idp_common.protocol.constants import SCOPE_IDP_USERS_WRITE as WRITE
 from idp_common.storage.repos import user_grants
 from idp_common.storage.repos.permissions import EffectiveScope, list_scope_sources
+from idp_common.storage.repos.roles import role_scope_values
 from idp_common.storage.repos.user_grants import RoleRef
 
 

@@ -34,7 +34,6 @@ from authui_service.steps import (
     first_factor_passed,
     refuse_credentials,
 )
-from authui_service.store import set_password_hash
 from idp_common.crypto.passwords import (
     hash_password_async,
     needs_rehash,
@@ -58,6 +57,7 @@ from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.clients import ClientRecord, scope_descriptions
 from idp_common.storage.repos.consents import grant_consent
+from idp_common.storage.repos.credentials import set_password_hash
 from idp_common.storage.repos.users import (
     SignInFacts,
     effective_scopes,

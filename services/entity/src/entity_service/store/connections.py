@@ -17,16 +17,13 @@ import uuid
 from datetime import datetime
 
 import msgspec
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.protocol.constants import IDP_SCOPE_DESCRIPTIONS, OIDC_SCOPE_DESCRIPTIONS
-from idp_common.storage.db.models import Client
+from idp_common.storage.repos.client_lookups import ConnectedClient, connected_clients
 from idp_common.storage.repos.clients import scope_descriptions
 from idp_common.storage.repos.consents import consents_of
-from idp_common.storage.repos.paging import keyset_page
 from idp_common.storage.repos.refresh_tokens import holdings
-from idp_common.usecases.connections import connected
 
 
 class ConnectionScope(msgspec.Struct, frozen=True):
@@ -51,24 +48,16 @@ async def list_connections(
     session: AsyncSession, user_id: uuid.UUID, *, limit: int, cursor: str | None
 ) -> ConnectionPage:
     """One page of the person's connections, by ``clientId``."""
-    clients: list[Client]
-    clients, next_cursor = await keyset_page(
-        session,
-        select(Client).where(connected(user_id)),
-        order_by=[Client.client_id.expression],
-        key_of=lambda c: [c.client_id],
-        limit=limit,
-        cursor=cursor,
-    )
-    pks = [c.id for c in clients]
+    clients, next_cursor = await connected_clients(session, user_id, limit=limit, cursor=cursor)
+    pks = [c.pk for c in clients]
     consents = await consents_of(session, user_id, pks)
     tokens = await holdings(session, user_id, pks)
-    items: list[tuple[Client, datetime, list[str]]] = []
+    items: list[tuple[ConnectedClient, datetime, list[str]]] = []
     for client in clients:
-        if client.id in consents:
-            items.append((client, *consents[client.id]))
-        elif client.id in tokens:  # else its last token expired a moment ago
-            first, held = tokens[client.id]
+        if client.pk in consents:
+            items.append((client, *consents[client.pk]))
+        elif client.pk in tokens:  # else its last token expired a moment ago
+            first, held = tokens[client.pk]
             items.append((client, first, sorted(held)))
     known = await scope_descriptions(session, sorted({v for _, _, vs in items for v in vs}))
     return ConnectionPage(

@@ -21,13 +21,12 @@ from datetime import UTC, datetime
 from typing import Final
 
 import msgspec
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.errors import FieldError, InvalidArgument, NotFound
 from idp_common.protocol.rfc4648_base64url import base64url_decode
 from idp_common.state.sessions import BrowserSession, SessionStore
-from idp_common.storage.db.models import Client
+from idp_common.storage.repos.client_lookups import client_names
 from idp_common.storage.repos.paging import encode_cursor
 from idp_common.usecases.session_end import end_sessions
 
@@ -91,16 +90,6 @@ def _page(
     page = ordered[:limit]
     more = len(ordered) > limit and bool(page)
     return page, encode_cursor([page[-1].created_at, page[-1].sid]) if more else None
-
-
-async def client_names(session: AsyncSession, client_ids: set[str]) -> dict[str, str]:
-    """Display names of these clients, in one query; deleted clients are absent."""
-    if not client_ids:
-        return {}
-    rows = await session.execute(
-        select(Client.client_id, Client.name).where(Client.client_id.in_(client_ids))
-    )
-    return {client_id: name for client_id, name in rows.tuples()}
 
 
 def _moment(epoch: int) -> datetime:

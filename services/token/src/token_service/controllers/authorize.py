@@ -56,7 +56,7 @@ from idp_common.web.resources import Resources
 from token_service.browser import browser_parameters, error_page, error_redirect, redirect
 from token_service.context import token_context
 from token_service.limits import challenge_retry_after
-from token_service.storage import authorize_view
+from token_service.repos.people import authorize_view
 
 GRANT_AUTHORIZATION_CODE = "authorization_code"
 

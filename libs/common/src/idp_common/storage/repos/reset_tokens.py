@@ -18,7 +18,7 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Final
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -73,5 +73,13 @@ async def spend_reset_tokens_of(session: AsyncSession, user_id: uuid.UUID, *, no
         update(PasswordResetToken)
         .where(PasswordResetToken.user_id == user_id, PasswordResetToken.used_at.is_(None))
         .values(used_at=now)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def delete_expired_reset_tokens(session: AsyncSession, cutoff: datetime) -> int:
+    """The cleanup job: delete the tokens that expired before ``cutoff``; count them."""
+    result = await session.execute(
+        delete(PasswordResetToken).where(PasswordResetToken.expires_at < cutoff)
     )
     return int(getattr(result, "rowcount", 0) or 0)

@@ -126,3 +126,8 @@ async def ensure_role(
     role_id = (await session.execute(select(Role.id).where(Role.name == name))).scalar_one()
     scope_ids = await session.scalars(select(Scope.id).where(Scope.value.in_(list(scopes))))
     return await add_links(session, RoleScope.role_id, RoleScope.scope_id, role_id, list(scope_ids))
+
+
+async def role_id_by_name(session: AsyncSession, name: str) -> uuid.UUID | None:
+    """The id of the role called ``name``; None when there is none."""
+    return await session.scalar(select(Role.id).where(Role.name == name))
