@@ -152,13 +152,6 @@ async def test_racing_uploads_leave_at_most_the_newest_after_the_next(
     assert set(kept[1:]) <= {pixels(1000 + i) for i in range(RACERS)}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="record_photo_fingerprint's trim keeps the newest PHOTO_FINGERPRINTS_KEPT of its "
-    "own snapshot, which lacks the other upload's row: both delete the same oldest row (the "
-    "second waits on it, then skips it), so KEPT + 1 rows stay until the next upload; nothing "
-    "serialises one person's uploads (e.g. lock_user first)",
-)
 async def test_two_overlapping_uploads_keep_only_the_newest(
     sessions: Sessions, person: uuid.UUID
 ) -> None:
@@ -172,7 +165,7 @@ async def test_two_overlapping_uploads_keep_only_the_newest(
                 await face.record_photo_fingerprint(second, person, pixels(101), None, picture=None)
 
         second = asyncio.create_task(second_upload())
-        await until_waiting(sessions)  # on the oldest row, which the first deleted
+        await until_waiting(sessions)  # on the person's turn, which the first holds
     await asyncio.wait_for(second, timeout=5)
     kept = await remembered(sessions, person)
     assert len(kept) == PHOTO_FINGERPRINTS_KEPT

@@ -72,7 +72,16 @@ async def record_photo_fingerprint(
 ) -> None:
     """Remember a photo ``user_id`` published (the same pixels again: refreshed, its
     embedding kept when this one has none); only the newest
-    :data:`PHOTO_FINGERPRINTS_KEPT` are kept."""
+    :data:`PHOTO_FINGERPRINTS_KEPT` are kept.
+
+    One person's uploads take turns (a transaction-scoped advisory lock on the person):
+    the trim below sees only its own snapshot, so two overlapping uploads would each keep
+    "the newest 20" without the other's row and leave 21."""
+    await db.execute(
+        select(
+            func.pg_advisory_xact_lock(func.hashtextextended(f"photo_fingerprints:{user_id}", 0))
+        )
+    )
     values = insert(PhotoFingerprint).values(
         user_id=user_id,
         pixel_digest=pixel_digest,

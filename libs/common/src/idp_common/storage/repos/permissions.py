@@ -139,7 +139,7 @@ async def list_scope_sources(session: AsyncSession, user_id: uuid.UUID) -> list[
     paths = _grant_paths(user_id).subquery()
     rows = await session.execute(select(paths))
     sources: dict[str, list[ScopeSource]] = defaultdict(list)
-    for value, kind, role_id, role_name, group_id, group_name in rows.tuples():
+    for value, kind, role_id, role_name, group_id, group_name in rows:
         sources[value].append(_source(kind, role_id, role_name, group_id, group_name))
     for value in SELF_SERVICE_SCOPES:
         sources[value].append(DefaultSource())
