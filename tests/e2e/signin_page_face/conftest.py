@@ -30,13 +30,16 @@ def _built_page() -> None:
         pytest.fail("web/auth is not built: cd web/auth && npm ci && npm run build")
 
 
-@pytest.fixture(scope="package")
+# Module scope, not package: without an __init__.py a "package" fixture lives until the
+# session ends, and a running sync Playwright keeps an event loop marked as running in the
+# main thread, which breaks every asyncio.run() after it (tests/harness/browser.py).
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as running:
         yield running
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     """Replaces the harness's browser for this module: the same Chromium, plus a camera."""
     video = write_y4m(FACES / "obama2.jpg", tmp_path_factory.mktemp("camera") / "obama2.y4m")

@@ -18,7 +18,7 @@ from libs.common.tests.integration.face_engine.support import (
 )
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 async def engine() -> AsyncIterator[FaceEngine]:
     if models_dir() is None:
         pytest.fail("the face stack is not installed: uv sync --group face, or -m 'not face'")
@@ -31,7 +31,7 @@ async def engine() -> AsyncIterator[FaceEngine]:
         await engine.close()
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 async def embeddings(engine: FaceEngine) -> dict[str, bytes]:
     names = sorted(PEOPLE)
     found = await asyncio.gather(*(engine.embed(photo(name)) for name in names))
