@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-face
+.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-face chaos fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -28,3 +28,9 @@ bench-backchannel: ## back-channel logout fan-out to 100 applications (prompt, a
 
 bench-face: ## face verifications per second with 2 model processes, and the event loop's worst delay
 	@bash bench/run.sh --face
+
+chaos: ## fault injection under load (Postgres, Redis, NATS stopped; processes killed): one report table
+	@bash scripts/chaos.sh
+
+fuzz: ## coverage-guided fuzzing (atheris) of the JWT, form and image parsers for a bounded time
+	@bash scripts/fuzz.sh
