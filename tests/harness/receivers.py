@@ -3,7 +3,8 @@
 Each :class:`Receiver` is an asyncio server in a thread of its own, speaking just enough
 HTTP/1.1 to read a POST with a body and answer it. ``status`` is what it answers; with
 ``hang=True`` it reads the request and never answers (the connection stays open until
-the receiver stops). The sender sees a real TCP peer either way.
+the receiver stops); with ``delay`` it answers after that many seconds. The sender sees
+a real TCP peer either way.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Received:
 class Receiver:
     status: int = 200
     hang: bool = False
+    delay: float = 0.0
     received: list[Received] = field(default_factory=list)
     port: int = 0
     _loop: asyncio.AbstractEventLoop | None = None
@@ -104,6 +106,8 @@ class Receiver:
             assert self._stop is not None
             await self._stop.wait()
             return False
+        if self.delay:
+            await asyncio.sleep(self.delay)
         answer = f"HTTP/1.1 {self.status} X\r\nContent-Length: 0\r\n\r\n"
         writer.write(answer.encode())
         await writer.drain()
