@@ -83,10 +83,13 @@ def sign_jwt(claims: Mapping[str, Any], key_set: KeySet, *, typ: str = TYP_JWT) 
 
 
 def _b64url_json(segment: str) -> Any:
-    """Strict base64url (RFC 7515 §2: no padding, no other alphabet) then JSON."""
+    """Strict base64url (RFC 7515 §2: no padding, no other alphabet) then JSON.
+
+    JSON nested deeper than the decoder's recursion limit (``[[[[...``, a few kilobytes)
+    raises ``RecursionError``: malformed too, not a server error."""
     try:
         return json.loads(base64url_decode(segment, strict=True))
-    except (binascii.Error, UnicodeError, ValueError) as exc:
+    except (binascii.Error, UnicodeError, ValueError, RecursionError) as exc:
         raise InvalidToken("malformed") from exc
 
 
@@ -212,7 +215,7 @@ def verify_signature(token: str, key_set: KeySet, *, typ: str | None = None) -> 
         raise InvalidToken("wrong token type")
     try:
         claims = json.loads(verified.payload)
-    except (ValueError, UnicodeError) as exc:
+    except (ValueError, UnicodeError, RecursionError) as exc:
         raise InvalidToken("malformed") from exc
     if not isinstance(claims, dict):
         raise InvalidToken("malformed")
