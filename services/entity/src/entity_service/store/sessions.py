@@ -71,7 +71,8 @@ def _decode_cursor(cursor: str) -> tuple[int, str]:
     try:
         raw = base64url_decode(cursor)
         values = json.loads(raw)
-    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+    # RecursionError: JSON nested deeper than the decoder's limit (``[[[[...``).
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError) as exc:
         raise _bad_cursor() from exc
     match values:
         case [int() as created, str() as sid] if not isinstance(created, bool):

@@ -74,7 +74,15 @@ def decode_cursor(cursor: str, columns: Sequence[ColumnElement[Any]]) -> list[An
         if not isinstance(values, list) or len(values) != len(columns):
             raise _bad_cursor()
         return [_typed(col, v) for col, v in zip(columns, values, strict=True)]
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError, NotImplementedError) as exc:
+    # RecursionError: JSON nested deeper than the decoder's limit (``[[[[...``).
+    except (
+        ValueError,
+        TypeError,
+        binascii.Error,
+        UnicodeDecodeError,
+        NotImplementedError,
+        RecursionError,
+    ) as exc:
         raise _bad_cursor() from exc
 
 
