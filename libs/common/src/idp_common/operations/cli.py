@@ -170,6 +170,9 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         address=args.host,
         port=args.port or DEFAULT_PORTS[args.service],
         workers=args.workers,
+        # A worker that dies (OOM killer, a crash in native code) is replaced; without
+        # this Granian shuts the whole service down (make chaos, fault 5).
+        respawn_failed_workers=True,
         log_access=False,  # query strings may carry tokens (id_token_hint): never logged
     ).serve()
     return 0
