@@ -21,6 +21,8 @@ from litestar import Response
 
 #: The form field of the one-time token.
 CONFIRMATION_FIELD: Final = "confirmation"
+#: OIDC RP-Initiated Logout 1.0 §2, the parameters ``/oauth2/logout`` reads.
+LOGOUT_PARAMETERS: Final = ("id_token_hint", "post_logout_redirect_uri", "state", "client_id")
 #: The request's values the form carries back.
 CARRIED: Final = ("post_logout_redirect_uri", "state", "client_id")
 

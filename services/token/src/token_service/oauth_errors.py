@@ -20,6 +20,7 @@ import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.exceptions import HTTPException
 from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.spec import Operation
 from litestar.types import ExceptionHandlersMap
 
 from idp_common.protocol.rfc6749_errors import (
@@ -103,6 +104,15 @@ class OAuthController(Controller):
     exception_handlers = OAUTH_EXCEPTION_HANDLERS
 
 
-def oauth_post(path: str, operation_id: str, summary: str) -> HTTPRouteHandler:
-    """The route of a form-posted endpoint: ``POST path``, 200 on success."""
-    return post(path, operation_id=operation_id, summary=summary, status_code=200)
+def oauth_post(
+    path: str, operation_id: str, summary: str, operation_class: type[Operation]
+) -> HTTPRouteHandler:
+    """The route of a form-posted endpoint: ``POST path``, 200 on success;
+    ``operation_class`` describes its form and answers (``token_service.openapi_doc``)."""
+    return post(
+        path,
+        operation_id=operation_id,
+        summary=summary,
+        status_code=200,
+        operation_class=operation_class,
+    )

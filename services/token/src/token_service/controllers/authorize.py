@@ -56,6 +56,7 @@ from idp_common.web.resources import Resources
 from token_service.browser import browser_parameters, error_page, error_redirect, redirect
 from token_service.context import token_context
 from token_service.limits import challenge_retry_after
+from token_service.openapi_doc import AuthorizeOperation
 from token_service.repos.people import authorize_view
 
 GRANT_AUTHORIZATION_CODE = "authorization_code"
@@ -65,7 +66,11 @@ class AuthorizeController(Controller):
     path = "/oauth2/authorize"
     tags = ["oauth2"]
 
-    @get(operation_id="authorize", summary="Start an authorization request (RFC 6749 §4.1.1)")
+    @get(
+        operation_id="authorize",
+        summary="Start an authorization request (RFC 6749 §4.1.1)",
+        operation_class=AuthorizeOperation,
+    )
     async def authorize_get(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         return await authorize(request, status=302)
 
@@ -73,6 +78,7 @@ class AuthorizeController(Controller):
         operation_id="authorizePost",
         summary="Authorization request by form post (OIDC Core §3.1.2.1)",
         status_code=303,
+        operation_class=AuthorizeOperation,
     )
     async def authorize_post(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         return await authorize(request, status=303)

@@ -25,12 +25,16 @@ from token_service.introspection import (
     looks_like_jwt,
 )
 from token_service.oauth_errors import OAuthController, json_response, oauth_post
+from token_service.openapi_doc import IntrospectionOperation
 from token_service.token_hint import read_token_request
 
 
 class IntrospectionController(OAuthController):
     @oauth_post(
-        INTROSPECTION_PATH, "introspect", "Inspect a token (RFC 7662), confidential clients only"
+        INTROSPECTION_PATH,
+        "introspect",
+        "Inspect a token (RFC 7662), confidential clients only",
+        IntrospectionOperation,
     )
     async def introspect(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         deps, token, client = await read_token_request(request, INTROSPECT, confidential_only=True)

@@ -40,16 +40,21 @@ from idp_common.usecases.session_end import end_sessions
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
 from token_service.browser import browser_parameters, error_page, redirect
-from token_service.logout_page import CONFIRMATION_FIELD, confirmation_page
+from token_service.logout_page import CONFIRMATION_FIELD, LOGOUT_PARAMETERS, confirmation_page
+from token_service.openapi_doc import LogoutOperation
 
-PARAMETERS = ("id_token_hint", "post_logout_redirect_uri", "state", "client_id")
+PARAMETERS = LOGOUT_PARAMETERS
 
 
 class LogoutController(Controller):
     path = "/oauth2/logout"
     tags = ["oauth2"]
 
-    @get(operation_id="logout", summary="End the session (OIDC RP-Initiated Logout)")
+    @get(
+        operation_id="logout",
+        summary="End the session (OIDC RP-Initiated Logout)",
+        operation_class=LogoutOperation,
+    )
     async def logout_get(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         return await logout(request, PARAMETERS, status=302)
 
@@ -57,6 +62,7 @@ class LogoutController(Controller):
         operation_id="logoutPost",
         summary="End the session by form post (preferred)",
         status_code=303,
+        operation_class=LogoutOperation,
     )
     async def logout_post(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         return await logout(request, (*PARAMETERS, CONFIRMATION_FIELD), status=303)

@@ -22,11 +22,12 @@ from idp_common.protocol.rfc8414_metadata import REVOCATION_PATH
 from idp_common.state.address_limits import REVOKE
 from token_service.introspection import looks_like_jwt, revoke_access_token, revoke_refresh_token
 from token_service.oauth_errors import NO_STORE, OAuthController, oauth_post
+from token_service.openapi_doc import RevocationOperation
 from token_service.token_hint import read_token_request
 
 
 class RevocationController(OAuthController):
-    @oauth_post(REVOCATION_PATH, "revoke", "Revoke a token (RFC 7009)")
+    @oauth_post(REVOCATION_PATH, "revoke", "Revoke a token (RFC 7009)", RevocationOperation)
     async def revoke(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         deps, token, client = await read_token_request(request, REVOKE)
         if looks_like_jwt(token):

@@ -27,12 +27,15 @@ from token_service.forms import CLIENT_AUTH_FIELDS, TokenRequest, field_names, r
 from token_service.grants import GRANTS
 from token_service.limits import enforce_token_limit
 from token_service.oauth_errors import OAuthController, json_response, oauth_post
+from token_service.openapi_doc import TokenOperation
 
 _KNOWN: Final = field_names(TokenRequest)
 
 
 class TokenController(OAuthController):
-    @oauth_post(TOKEN_PATH, "token", "Exchange a grant for tokens (RFC 6749 §3.2)")
+    @oauth_post(
+        TOKEN_PATH, "token", "Exchange a grant for tokens (RFC 6749 §3.2)", TokenOperation
+    )
     async def token(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
         await enforce_token_limit(deps)

@@ -39,6 +39,7 @@ from token_service.context import TokenContext, token_context
 from token_service.forms import UserinfoForm, field_names, is_form, read_form
 from token_service.issuance import released_claims
 from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
+from token_service.openapi_doc import UserinfoOperation
 
 _KNOWN: Final = field_names(UserinfoForm)
 
@@ -103,6 +104,7 @@ class UserinfoController(Controller):
         operation_id=lambda _handler, method, _path: f"userinfo{method.title()}",
         summary="Claims about the signed-in person (OIDC Core §5.3)",
         status_code=200,
+        operation_class=UserinfoOperation,
     )
     async def userinfo(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         token = await _presented_token(request)
