@@ -62,6 +62,8 @@ def _matches(pattern: str, text: str) -> bool:
 def _string_of(raw: Any, data_type: str) -> str:
     if not isinstance(raw, str):
         raise ValueError(f"must be a string ({data_type})")
+    if "\x00" in raw:  # PostgreSQL text cannot hold it: refused here, not as a 500
+        raise ValueError("must not contain the NUL character")
     return raw
 
 
