@@ -69,7 +69,11 @@ async def read_form(request: Request[Any, Any, Any], known: frozenset[str]) -> d
     """The recognised, non-empty parameters of a form body. Raises ``InvalidRequest``."""
     if not is_form(request):
         raise InvalidRequest(f"the request body must be {FORM_MEDIA_TYPE}")
-    body = await request.body()
+    return parse_form_body(await request.body(), known)
+
+
+def parse_form_body(body: bytes, known: frozenset[str]) -> dict[str, str]:
+    """:func:`read_form` without the request: the fuzzer's and the property tests' entry."""
     try:
         pairs = parse_qsl(
             body.decode("utf-8"),

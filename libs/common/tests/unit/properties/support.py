@@ -20,14 +20,14 @@ from idp_common.crypto.keys import KeySet, SigningKey
 
 #: Cheap pure functions: many examples.
 FAST = settings(
-    max_examples=300,
+    max_examples=100,
     derandomize=True,
     database=None,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 #: Functions that sign or verify RSA signatures (about a millisecond each): fewer.
-SLOW = settings(FAST, max_examples=60)
+SLOW = settings(FAST, max_examples=30)
 
 PRIVATE_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 KEY = SigningKey.from_private_key("property.pem", PRIVATE_KEY)
