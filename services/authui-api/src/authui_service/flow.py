@@ -4,10 +4,15 @@ finish authentication (a new browser session, the cookie, consent or done), audi
 Contract with ``/oauth2/authorize`` (``idp_common.state.sessions``): when the challenge is
 ``done`` it carries ``user_id``, ``auth_time``, ``amr``, ``acr`` and ``session_sid`` = the
 sid of the session whose cookie this API set; authorize consumes it and checks the cookie.
+
+A session starts only while the password the challenge verified is still the person's
+(:func:`password_stamp`), read with the person's row share-locked: a password change at the
+same moment either ends the new session or makes the sign-in 401 (issue 21).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 import uuid
@@ -26,6 +31,7 @@ from idp_common.state.challenges import Challenge, Step
 from idp_common.storage.repos.audit import AuditEntry, record_audit, write_audit
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.storage.repos.consents import get_consented_scopes
+from idp_common.storage.repos.credentials import locked_password_hash
 from idp_common.storage.repos.users import UserRecord
 from idp_common.usecases.session_end import end_sessions
 from idp_common.web.caller import caller_ip
@@ -61,6 +67,20 @@ async def load_challenge_at(
             code="auth.wrong_step",
         )
     return challenge
+
+
+def password_stamp(password_hash: str) -> str:
+    """A digest of the PHC string a password step verified (never the hash itself in Redis)."""
+    return hashlib.sha256(password_hash.encode()).hexdigest()[:32]
+
+
+async def _password_unchanged(db: Any, challenge: Challenge, user: UserRecord) -> bool:
+    """The password the challenge verified is still the person's (row share-locked until
+    the transaction ends); True when no password step ran."""
+    if challenge.password_stamp is None:
+        return True
+    current = await locked_password_hash(db, user.id)
+    return current is not None and password_stamp(current) == challenge.password_stamp
 
 
 def challenge_ended() -> Unauthenticated:
@@ -127,6 +147,9 @@ async def finish_authentication(
         previous is not None and previous.user_id == str(user.id) and previous.can_continue
     )
     async with ctx.resources.sessions.begin() as db:
+        if not await _password_unchanged(db, challenge, user):
+            await ctx.store.delete_challenge(challenge.id)
+            raise challenge_ended()
         if previous is not None and not same_person:
             await end_sessions(
                 db, ctx.store, [previous], reason="replaced", nats_prefix=ctx.settings.nats_prefix

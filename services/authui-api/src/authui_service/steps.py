@@ -39,6 +39,8 @@ async def first_factor_passed(
     challenge.auth_time = int(time.time())
     challenge.amr = [method]
     challenge.acr = ACR_FACE if method == AMR_FACE else ACR_ONE_FACTOR
+    verified = facts.password_hash if method == AMR_PASSWORD else None
+    challenge.password_stamp = flow.password_stamp(verified) if verified else None
     second: Step | None = None
     if facts.has_totp:
         second = "totp"

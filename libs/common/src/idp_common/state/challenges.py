@@ -50,6 +50,9 @@ class Challenge(msgspec.Struct, kw_only=True):
     amr: list[str] = msgspec.field(default_factory=list)
     acr: str | None = None
     session_sid: str | None = None  # the session this sign-in created (or the one in use)
+    # A digest of the password hash the password step verified: the session starts only
+    # while that password is still the person's (issue 21, a change at the same moment).
+    password_stamp: str | None = None
     failed_codes: int = 0
 
 

@@ -6,7 +6,9 @@ administrator's reset (``POST /admin/users/{id}/reset-password``), the emailed r
 1. :func:`hash_new_password`, before any transaction: the password policy (422 naming
    ``field``) and argon2id off the event loop, so no database connection waits on it;
 2. :func:`set_password`, inside the caller's transaction, after the caller's own checks
-   (row lock, authority, spent reset token): store the hash (or remove the password),
+   (authority, spent reset token): lock the person's row (a sign-in finishing at the same
+   moment holds it shared: its session is ended here, or it sees the new hash and is
+   refused; issue 21), store the hash (or remove the password),
    end every browser session of the person with the logout fan-out, revoke every refresh
    token of theirs, and add the audit row. All of it commits or rolls back together.
 
@@ -30,6 +32,7 @@ from idp_common.protocol.password_policy import check_password
 from idp_common.state.sessions import SessionStore
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.credentials import set_password_hash
+from idp_common.storage.repos.users import lock_user
 from idp_common.usecases.session_end import end_person_sessions, revoke_user_refresh_tokens
 
 __all__ = ["PasswordSet", "hash_new_password", "set_password"]
@@ -62,6 +65,7 @@ async def set_password(
     """Store ``password_hash`` (None removes the password), end the person's sessions with
     ``reason`` as the logout reason, revoke their refresh tokens and write ``audit``
     completed with the target and the detail of the module text."""
+    await lock_user(session, user_id)
     await set_password_hash(session, user_id, password_hash)
     ended, revoked = await end_person_sessions(
         session, browser_sessions, user_id, reason=reason, nats_prefix=nats_prefix

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import JSONBody
 
@@ -57,7 +58,7 @@ from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.clients import ClientRecord, scope_descriptions
 from idp_common.storage.repos.consents import grant_consent
-from idp_common.storage.repos.credentials import set_password_hash
+from idp_common.storage.repos.credentials import replace_password_hash
 from idp_common.storage.repos.users import (
     SignInFacts,
     effective_scopes,
@@ -213,7 +214,9 @@ async def _verify_password(
         if stored is not None and needs_rehash(stored):
             new_hash = await hash_password_async(password)
             async with ctx.resources.sessions.begin() as db:
-                await set_password_hash(db, user.id, new_hash)
+                # only over the hash just verified: never over a password changed meanwhile
+                if await replace_password_hash(db, user.id, stored, new_hash):
+                    return msgspec.structs.replace(facts, password_hash=new_hash)
         return facts
     reason = "unknown_account" if user is None else "disabled" if user.disabled else "password"
     await refuse_credentials(ctx, request, account, challenge, user, {"reason": reason})

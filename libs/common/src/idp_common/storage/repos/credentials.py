@@ -15,7 +15,12 @@ Contract (every function runs in the caller's transaction, which commits):
   (``UPDATE … WHERE last_used_step < step``): of two concurrent uses of one code, one wins;
 - :func:`spend_recovery_code` spends a code at most once (``UPDATE … WHERE used_at IS
   NULL RETURNING``), however many requests present it at the same time;
-- :func:`remove_totp` deletes the authenticator and every recovery code.
+- :func:`remove_totp` deletes the authenticator and every recovery code;
+- :func:`locked_password_hash` reads the hash with the person's row share-locked: a
+  password change (which locks the row for update first) either waits for the reader's
+  transaction or is waited for, never interleaves (issue 21, sign-in against a change);
+- :func:`replace_password_hash` replaces one known hash only (a rehash at sign-in never
+  overwrites a password changed in the meantime).
 """
 
 from __future__ import annotations
@@ -29,7 +34,12 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.storage.db.models import PasswordCredential, TotpCredential, TotpRecoveryCode
+from idp_common.storage.db.models import (
+    PasswordCredential,
+    TotpCredential,
+    TotpRecoveryCode,
+    User,
+)
 
 
 class TotpRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -71,6 +81,32 @@ async def set_password_hash(session: AsyncSession, user_id: uuid.UUID, hash: str
             set_={"hash": hash, "updated_at": func.now()},
         )
     )
+
+
+async def locked_password_hash(session: AsyncSession, user_id: uuid.UUID) -> str | None:
+    """The person's hash (None: no password, or no such person), their row share-locked
+    until the caller's transaction ends."""
+    query = (
+        select(PasswordCredential.hash)
+        .select_from(User)
+        .outerjoin(PasswordCredential, PasswordCredential.user_id == User.id)
+        .where(User.id == user_id)
+        .with_for_update(read=True, of=User)
+    )
+    return await session.scalar(query)
+
+
+async def replace_password_hash(
+    session: AsyncSession, user_id: uuid.UUID, old: str, new: str
+) -> bool:
+    """Store ``new`` only while the stored hash is still ``old``; whether it did."""
+    result = await session.execute(
+        update(PasswordCredential)
+        .where(PasswordCredential.user_id == user_id, PasswordCredential.hash == old)
+        .values(hash=new, updated_at=func.now())
+        .returning(PasswordCredential.user_id)
+    )
+    return result.first() is not None
 
 
 # --- authenticator -----------------------------------------------------------------------------
