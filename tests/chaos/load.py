@@ -26,7 +26,7 @@ from tests.chaos import flows
 from tests.chaos.report import Outcome
 from tests.harness.records import TestClient, TestUser
 
-PACE_S = 0.25  # pause between two iterations of one worker
+PACE_S = 0.3  # pause between two iterations of one worker
 
 
 @dataclass
