@@ -79,7 +79,10 @@ class TokenContext:
 
     async def get_client(self, client_id: str) -> ClientRecord | None:
         """The client, from the cache or one load (two indexed queries). The cache is
-        dropped when an administrator changed a client (``idp_common.state.change_stamp``)."""
+        dropped when an administrator changed a client (``idp_common.state.change_stamp``).
+        An id with NUL names no client (PostgreSQL text cannot hold it; asyncpg raises)."""
+        if "\x00" in client_id:
+            return None
         if await self.client_stamp.changed():
             self.clients.clear()
 

@@ -205,7 +205,7 @@ def parse_request(
         redirect_uri=redirect_uri,
         scopes=parse_scopes(values.get("scope", "")),
         state=values.get("state"),
-        nonce=values.get("nonce"),
+        nonce=_nonce(values.get("nonce")),
         prompt=parse_prompt(values.get("prompt")),
         max_age=parse_max_age(values.get("max_age")),
         login_hint=values.get("login_hint"),
@@ -214,6 +214,14 @@ def parse_request(
         code_challenge=pkce[0] if pkce else None,
         code_challenge_method=pkce[1] if pkce else None,
     )
+
+
+def _nonce(raw: str | None) -> str | None:
+    """OIDC Core §3.1.2.1 ``nonce``, any string the code row can keep: PostgreSQL text
+    cannot hold NUL, so one carrying it is refused rather than failing the insert."""
+    if raw is not None and "\x00" in raw:
+        raise InvalidRequest("nonce contains a NUL character")
+    return raw
 
 
 def parse_acr_values(raw: str | None) -> tuple[str, ...]:

@@ -142,6 +142,8 @@ async def _client_of(
     client_id = hint.client_id if hint is not None else values.get("client_id")
     if client_id is None:
         return None
+    if "\x00" in client_id:  # PostgreSQL text cannot hold NUL: no client has this id
+        raise UntrustedRequest("the client is not registered")
     async with resources.sessions() as db:
         client = await get_client(db, client_id)
     if client is None:

@@ -39,17 +39,29 @@ class AuditEntry(msgspec.Struct, frozen=True, kw_only=True):
     detail: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+def _storable(value: Any) -> Any:
+    """``value`` with NUL shown as U+FFFD: PostgreSQL text and jsonb cannot hold it, and a
+    refusal's row must not be lost because the refused request carried one (issue #21)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_storable(v) for v in value]
+    return value
+
+
 def write_audit(session: AsyncSession, entry: AuditEntry) -> None:
     """Add the row to ``session``'s open transaction."""
     session.add(
         AuditEvent(
             action=entry.action,
             status_code=entry.status_code,
-            ip=entry.ip,
-            actor=entry.actor,
+            ip=_storable(entry.ip),
+            actor=_storable(entry.actor),
             target_type=entry.target_type,
-            target=entry.target,
-            detail=dict(entry.detail),
+            target=_storable(entry.target),
+            detail=_storable(dict(entry.detail)),
         )
     )
 
