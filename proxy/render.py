@@ -37,6 +37,104 @@ def security_headers(prod: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+# What nginx answers when it refuses a request itself (docs/security.md "Hostile input"):
+# nginx's status -> (status sent, title, detail, problem code, RFC 6749 error). 494 is
+# nginx's own number for a header or cookie over large_client_header_buffers; the client
+# gets 431 (RFC 6585). 408 is mostly a plain close: nginx answers nothing to a client
+# that stopped sending.
+REFUSALS = {
+    "400": (
+        "400",
+        "Bad Request",
+        "the request is not valid HTTP",
+        "proxy.bad_request",
+        "invalid_request",
+    ),
+    "404": ("404", "Not Found", "no such path", "not_found", "invalid_request"),
+    "405": (
+        "405",
+        "Method Not Allowed",
+        "this path does not take that method",
+        "proxy.method_not_allowed",
+        "invalid_request",
+    ),
+    "408": (
+        "408",
+        "Request Timeout",
+        "the request did not arrive in time",
+        "proxy.timeout",
+        "invalid_request",
+    ),
+    "413": (
+        "413",
+        "Content Too Large",
+        "the request body is too large",
+        "proxy.body_too_large",
+        "invalid_request",
+    ),
+    "414": (
+        "414",
+        "URI Too Long",
+        "the request line (path and query) is too long",
+        "proxy.uri_too_long",
+        "invalid_request",
+    ),
+    "494": (
+        "431",
+        "Request Header Fields Too Large",
+        "a request header or cookie is too large, or there are too many of them",
+        "proxy.header_too_large",
+        "invalid_request",
+    ),
+    "500": (
+        "500",
+        "Internal Server Error",
+        "the proxy failed to handle the request",
+        "proxy.internal_error",
+        "server_error",
+    ),
+    "501": (
+        "501",
+        "Not Implemented",
+        "the transfer coding of the request is not supported",
+        "proxy.not_implemented",
+        "invalid_request",
+    ),
+    "502 503 504": (
+        "502",
+        "Bad Gateway",
+        "the service is unavailable",
+        "proxy.upstream_unavailable",
+        "temporarily_unavailable",
+    ),
+}
+
+
+def refusals(run_dir: Path) -> str:
+    """error_page lines and one internal location per refusal and format: an RFC 6749
+    error object on /oauth2/*, RFC 9457 problem+json everywhere else ($refusal_format)."""
+    headers = f"include {run_dir}/security_headers.conf;"
+    out = []
+    for nginx_codes, (status, title, detail, code, error) in REFUSALS.items():
+        assert "'" not in detail and '"' not in detail, detail  # quoted in nginx and JSON
+        out.append(f"error_page {nginx_codes} = /.refused/$refusal_format/{status};")
+        problem = (
+            f'{{"type":"about:blank","title":"{title}","status":{status},'
+            f'"detail":"{detail}","code":"{code}"}}'
+        )
+        oauth2 = f'{{"error":"{error}","error_description":"{detail}"}}'
+        out.append(
+            f"location = /.refused/problem/{status} {{ internal; {headers} "
+            f"default_type application/problem+json; return {status} '{problem}'; }}"
+        )
+        out.append(
+            f"location = /.refused/oauth2/{status} {{ internal; {headers} "
+            'add_header Pragma "no-cache" always; '
+            f"default_type application/json; return {status} '{oauth2}'; }}"
+        )
+    return "\n".join(out) + "\n"
+
+
 def mime_types() -> str:
     for candidate in ("/etc/nginx/mime.types", "/usr/local/nginx/conf/mime.types"):
         if Path(candidate).exists():
@@ -61,6 +159,7 @@ def render(args: argparse.Namespace) -> Path:
         'return 404 \'{"type":"about:blank","title":"Not Found","status":404,'
         '"detail":"no such path","code":"not_found"}\';\n'
     )
+    (run_dir / "refusals.conf").write_text(refusals(run_dir))
     www = Path(args.www_root).resolve() if args.www_root else run_dir / "www"
     if not args.www_root:  # link the two builds into one root: /auth/... and /console/...
         www.mkdir(exist_ok=True)
@@ -91,6 +190,10 @@ def render(args: argparse.Namespace) -> Path:
         "AUTHORIZE_RATE": args.authorize_rate,
         "AUTHORIZE_BURST": str(args.authorize_burst),
         "RETRY_AFTER": str(args.retry_after),
+        "CLIENT_HEADER_TIMEOUT": str(args.client_header_timeout),
+        "CLIENT_BODY_TIMEOUT": str(args.client_body_timeout),
+        "SEND_TIMEOUT": str(args.send_timeout),
+        "KEEPALIVE_TIMEOUT": str(args.keepalive_timeout),
     }
     template = (HERE / "nginx.conf.template").read_text()
     text = re.sub(r"\{\{([A-Z_]+)\}\}", lambda m: values[m.group(1)], template)
@@ -118,6 +221,12 @@ def main() -> None:
     )
     p.add_argument("--authorize-burst", type=int, default=50)
     p.add_argument("--retry-after", type=int, default=1)
+    # Slow clients (slow-loris): seconds nginx waits for a whole request header, between
+    # two reads of a body, between two writes to a client, and on an idle keep-alive.
+    p.add_argument("--client-header-timeout", type=int, default=10)
+    p.add_argument("--client-body-timeout", type=int, default=10)
+    p.add_argument("--send-timeout", type=int, default=10)
+    p.add_argument("--keepalive-timeout", type=int, default=15)
     p.add_argument("--workers", default="1")
     p.add_argument("--mime-types", default="")
     p.add_argument("--user", default="", help="worker user when started as root (default: me)")
