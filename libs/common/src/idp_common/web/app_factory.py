@@ -29,6 +29,7 @@ from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME
 from idp_common.web.headers import security_headers
 from idp_common.web.health import Check, health_handlers
+from idp_common.web.json_body import JSONBodyRequest
 from idp_common.web.problems import exception_handlers
 from idp_common.web.resources import Resources, open_resources
 
@@ -153,6 +154,7 @@ def create_service_app(
         lifespan=[close_resources, _check_redis(held), *lifespans, _freeze_when_started],
         after_exception=list(after_exception),
         debug=False,
+        request_class=JSONBodyRequest,  # a JSON body nobody can decode is a 400, not a 500
     )
     # The largest body a route takes: a face image in base64 JSON (4/3 of the photo limit).
     limit = settings.avatar_max_bytes * 4 // 3 + 2 * 1024 * 1024
