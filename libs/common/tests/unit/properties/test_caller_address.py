@@ -23,7 +23,12 @@ TRUSTED = parse_trusted_networks(["10.0.0.0/8", "fd00::/8"])
 TRUSTED_PEERS = st.ip_addresses(network="10.0.0.0/8").map(str) | st.ip_addresses(
     network="fd00::/8"
 ).map(str)
-HEADER = st.none() | ADDRESSES | st.text(max_size=40) | st.lists(ADDRESSES, min_size=2, max_size=3).map(", ".join)
+HEADER = (
+    st.none()
+    | ADDRESSES
+    | st.text(max_size=40)
+    | st.lists(ADDRESSES, min_size=2, max_size=3).map(", ".join)
+)
 
 
 def _canonical(text: str) -> str:
@@ -42,7 +47,9 @@ def _maybe_canonical(text: str | None) -> str | None:
 
 @FAST
 @given(ADDRESSES, HEADER)
-def test_an_untrusted_peer_is_the_caller_whatever_it_forwards(peer: str, header: str | None) -> None:
+def test_an_untrusted_peer_is_the_caller_whatever_it_forwards(
+    peer: str, header: str | None
+) -> None:
     if any(ipaddress.ip_address(_canonical(peer)) in network for network in TRUSTED):
         return
     assert caller_address(peer, header, TRUSTED) == _canonical(peer)

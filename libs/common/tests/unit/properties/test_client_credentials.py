@@ -36,8 +36,13 @@ def test_basic_credentials_round_trip(client_id: str, secret: str) -> None:
 
 
 @FAST
-@given(st.none() | st.text(max_size=80) | st.binary(max_size=60).map(lambda b: "Basic " + base64.b64encode(b).decode()),
-       st.none() | TEXT, st.none() | TEXT)
+@given(
+    st.none()
+    | st.text(max_size=80)
+    | st.binary(max_size=60).map(lambda b: "Basic " + base64.b64encode(b).decode()),
+    st.none() | TEXT,
+    st.none() | TEXT,
+)
 @example("Basic", None, None)
 @example("basic  Og==", None, None)
 @example("Basic " + base64.b64encode(b"\xff:x").decode(), None, None)

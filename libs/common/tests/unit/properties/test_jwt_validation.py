@@ -36,7 +36,9 @@ from libs.common.tests.unit.properties.support import (
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 #: Claims drawn near the values the checks look at, so that both answers occur.
@@ -172,7 +174,13 @@ def test_a_signed_payload_of_any_bytes_is_claims_or_refused(payload: bytes) -> N
     st.lists(st.text(alphabet="abc:", min_size=1, max_size=6), max_size=4),
 )
 def test_a_signed_access_token_verifies_to_its_claims(subject: str, scopes: list[str]) -> None:
-    claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": subject, "exp": NOW + 60, "scope": " ".join(scopes)}
+    claims = {
+        "iss": ISSUER,
+        "aud": AUDIENCE,
+        "sub": subject,
+        "exp": NOW + 60,
+        "scope": " ".join(scopes),
+    }
     token = sign_jwt(claims, KEYS, typ=TYP_ACCESS_TOKEN)
     assert _verify_access_token(token) == claims
 

@@ -43,7 +43,11 @@ def test_another_verifier_is_refused(verifier: str, other: str) -> None:
 
 
 @FAST
-@given(st.text(max_size=200) | st.text(UNRESERVED, max_size=42) | st.text(UNRESERVED, min_size=129, max_size=140))
+@given(
+    st.text(max_size=200)
+    | st.text(UNRESERVED, max_size=42)
+    | st.text(UNRESERVED, min_size=129, max_size=140)
+)
 def test_a_verifier_outside_43_to_128_unreserved_characters_is_always_refused(
     verifier: str,
 ) -> None:

@@ -5,6 +5,7 @@ as itself (``from_text`` is the inverse of ``to_text``)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import dataclass, field
@@ -24,7 +25,9 @@ from libs.common.tests.unit.properties.support import FAST
 TYPES = ["string", "integer", "boolean", "date", "enum", "email", "phone", "url"]
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -95,15 +98,15 @@ def test_an_accepted_phone_has_five_digits_of_the_allowed_characters(text: str) 
 def test_a_catastrophic_pattern_is_cut_off_not_hung(text: str) -> None:
     rules = Field("string", Validators(pattern="(a|aa)+$"))
     started = time.monotonic()
-    try:
+    with contextlib.suppress(ValueError):
         to_text(rules, text)
-    except ValueError:
-        pass
     assert time.monotonic() - started < 1.0
 
 
 @FAST
-@given(st.sampled_from(["string", "email", "phone", "url"]), st.text(max_size=30), st.text(max_size=30))
+@given(
+    st.sampled_from(["string", "email", "phone", "url"]), st.text(max_size=30), st.text(max_size=30)
+)
 def test_an_accepted_value_can_be_stored_in_postgresql_text(
     data_type: str, before: str, after: str
 ) -> None:

@@ -1,0 +1,1 @@
+"""Coverage-guided fuzzing (atheris) of the parsers of untrusted bytes: docs/fuzzing.md."""
