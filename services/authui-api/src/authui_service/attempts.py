@@ -20,6 +20,7 @@ from idp_common.errors import RateLimited
 from idp_common.operations.mail import build_message, send_mail
 from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.users import UserRecord
+from idp_common.web.dependency_errors import is_dependency_failure
 
 AnyRequest = Request[Any, Any, Any]
 #: Second-factor kinds: one-time and recovery codes share ``code``.
@@ -43,6 +44,19 @@ async def first_factor_attempt(
             retry_after=verdict.retry_after,
             code="auth.account_throttled",
         )
+
+
+async def first_factor_not_evaluated(ctx: SigninContext, account: str, exc: BaseException) -> None:
+    """Give back the attempt :func:`first_factor_attempt` counted when ``exc``, a failed
+    dependency, stopped the sign-in before the password was checked (nothing was guessed).
+    Best effort: the same outage may take Redis too; ``exc`` is raised on either way."""
+    if not is_dependency_failure(exc):
+        return
+    try:
+        await ctx.first_factor.give_back(account)
+    except Exception as again:  # the counter stays: the delay is short below five
+        if not is_dependency_failure(again):
+            raise
 
 
 async def first_factor_waits(

@@ -18,7 +18,10 @@ delay since its last failure has not passed, the attempt is refused with the sec
 left; otherwise it is counted as a failure *before* it is evaluated and allowed. Parallel
 attempts therefore cannot all pass one check: of many concurrent wrong passwords for one
 account, at most :attr:`Policy.free` are evaluated (attack 3). A success clears the
-counter with :meth:`Throttle.clear`.
+counter with :meth:`Throttle.clear`. An attempt that could not be evaluated because a
+dependency failed before the check (the database was down: 503) is given back with
+:meth:`Throttle.give_back`: nothing was guessed, and an outage must not throttle the
+people who tried during it (make chaos).
 
 A counter is kept for :attr:`Policy.keep_seconds` after its last failure, much longer
 than the longest delay, so waiting out a delay does not bring the free attempts back.
@@ -114,6 +117,13 @@ redis.call('EXPIRE', KEYS[1], keep)
 return {1, 0, count + 1}
 """
 
+# KEYS[1]: the counter. One attempt fewer (never below zero); ``last`` stays.
+_GIVE_BACK: Final = """
+local count = tonumber(redis.call('HGET', KEYS[1], 'count') or '0')
+if count > 0 then redis.call('HSET', KEYS[1], 'count', count - 1) end
+return count
+"""
+
 
 class Throttle:
     """One kind of counter (:data:`FIRST_FACTOR` or :data:`SECOND_FACTOR`) in Redis."""
@@ -123,6 +133,7 @@ class Throttle:
         self._prefix = prefix
         self.policy = policy
         self._script = redis.register_script(_ATTEMPT)
+        self._give_back = redis.register_script(_GIVE_BACK)
 
     def key(self, subject: str) -> str:
         """The Redis key of ``subject``: an account name (hashed) or ``factor:person``."""
@@ -150,6 +161,10 @@ class Throttle:
 
     async def clear(self, subject: str) -> None:
         await self._redis.delete(self.key(subject))
+
+    async def give_back(self, subject: str) -> None:
+        """Uncount one attempt of ``subject`` that was counted but never evaluated."""
+        await self._give_back(keys=[self.key(subject)])
 
 
 def factor_subject(factor: str, user_id: object) -> str:

@@ -14,6 +14,7 @@ from authui_service import flow
 from authui_service.attempts import (
     CODE,
     first_factor_attempt,
+    first_factor_not_evaluated,
     second_factor_attempt,
     second_factor_passed,
 )
@@ -201,8 +202,12 @@ async def _verify_password(
     ctx: SigninContext, request: AnyRequest, account: str, password: str, challenge: Challenge
 ) -> SignInFacts:
     """The person, or 401 after the same work whether the account exists or not."""
-    async with ctx.resources.sessions() as db:
-        facts = await sign_in_facts(db, account)
+    try:
+        async with ctx.resources.sessions() as db:
+            facts = await sign_in_facts(db, account)
+    except Exception as exc:  # nothing checked yet: an outage counts no failure
+        await first_factor_not_evaluated(ctx, account, exc)
+        raise
     user = None if facts is None else facts.user
     stored = None if facts is None else facts.password_hash
     if stored is None:
