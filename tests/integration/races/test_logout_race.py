@@ -19,7 +19,7 @@ from tests.harness import oidc, records, tokens
 from tests.harness.api import TWO_FACTOR_SIGN_IN, create_administrator
 from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
-from tests.integration.races.support import Call, at_once, no_server_error
+from tests.integration.races.support import Call, at_once, no_server_error, people
 
 pytestmark = pytest.mark.integration
 #: After the expected deliveries, how long nothing more may arrive.
@@ -89,7 +89,7 @@ def test_logouts_of_one_session_at_once_tell_each_application_once(stack: Stack)
             )
             for n in (1, 2)
         ]
-        person = records.create_user(stack)
+        (person,) = people(stack, 1)
         cookie, session = records.create_browser_session(stack, person.id)
         hints = [_reach(stack, cookie, app) for app in apps]
 
