@@ -14,24 +14,49 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import parse_qsl
 
 from litestar import Request, Response
 from litestar.enums import RequestEncodingType
 
-from idp_common.protocol.oidc_authorize import with_query
+from idp_common.protocol.oidc_authorize import UntrustedRequest, with_query
 from idp_common.protocol.rfc6749_errors import OAuth2Error
+from idp_common.protocol.rfc6749_parameters import group_pairs
+
+#: Far more than the parameters an authorization or logout request has (about 20).
+MAX_BROWSER_FIELDS = 100
 
 
 async def browser_parameters(
     request: Request[Any, Any, Any], names: Sequence[str]
 ) -> dict[str, list[str]] | None:
-    """Every value of each of ``names``, from the query (GET) or the form (POST)."""
+    """Every value of each of ``names``, from the query (GET) or the form (POST).
+
+    Raises ``UntrustedRequest`` (an error page, no redirect) for parameters that are not
+    UTF-8 or more than :data:`MAX_BROWSER_FIELDS` of them, rather than parsing thousands
+    or passing U+FFFD replacements on to the client (issue #21).
+    """
     if request.method == "GET":
-        return {name: request.query_params.getall(name, []) for name in names}
-    if not request.headers.get("content-type", "").startswith(RequestEncodingType.URL_ENCODED):
+        raw: bytes = request.scope.get("query_string", b"")
+    elif not request.headers.get("content-type", "").startswith(RequestEncodingType.URL_ENCODED):
         return None
-    form = await request.form()
-    return {name: list(form.getall(name, [])) for name in names}
+    else:
+        raw = await request.body()
+    try:
+        pairs = parse_qsl(
+            raw.decode("utf-8"),
+            keep_blank_values=True,
+            errors="strict",
+            max_num_fields=MAX_BROWSER_FIELDS,
+        )
+    except UnicodeDecodeError as exc:
+        raise UntrustedRequest("the parameters are not valid UTF-8") from exc
+    except ValueError as exc:
+        raise UntrustedRequest(
+            f"too many parameters (at most {MAX_BROWSER_FIELDS} are read)"
+        ) from exc
+    grouped = group_pairs(pairs, names)
+    return {name: grouped.get(name, []) for name in names}
 
 
 def redirect(location: str, status: int) -> Response[bytes]:

@@ -85,7 +85,10 @@ class AuthorizeController(Controller):
 
 
 async def authorize(request: Request[Any, Any, Any], *, status: int) -> Response[bytes]:
-    params = await browser_parameters(request, ALL_PARAMETERS)
+    try:
+        params = await browser_parameters(request, ALL_PARAMETERS)
+    except UntrustedRequest as exc:
+        return error_page(f"This sign-in request was refused: {exc.description}.")
     if params is None:
         return error_page("The authorization request must be a form post.", status=415)
     resources = resources_of(request)

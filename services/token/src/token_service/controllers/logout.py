@@ -71,7 +71,10 @@ class LogoutController(Controller):
 async def logout(
     request: Request[Any, Any, Any], names: Sequence[str], *, status: int
 ) -> Response[bytes]:
-    params = await browser_parameters(request, names)
+    try:
+        params = await browser_parameters(request, names)
+    except UntrustedRequest as exc:
+        return error_page(f"This sign-out request was refused: {exc}.")
     if params is None:
         return error_page("The logout request must be a form post.", status=415)
     resources = resources_of(request)
