@@ -1,6 +1,6 @@
-"""A password change and sign-ins with the old password at once (issue 21; spec part 4
-"Entity": a new password ends every session of the person and revokes their refresh
-tokens).
+"""A password change (the person's own, or an administrator's reset) and sign-ins with the
+old password at once (issue 21; spec part 4: a new password ends every session of the
+person and revokes their refresh tokens).
 
 Serially, a sign-in with the old password either comes before the change (it succeeds, and
 the change then ends its session) or after it (401). So once the change has answered,
@@ -14,20 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 import httpx
 import pytest
 
-from idp_common.protocol.constants import SELF_SERVICE_SCOPES
+from idp_common.protocol.constants import ADMIN_SCOPES, SELF_SERVICE_SCOPES
 from tests.harness import oidc, records, tokens
-from tests.harness.api import fresh_address
+from tests.harness.api import TWO_FACTOR_SIGN_IN, create_administrator, fresh_address
 from tests.harness.stack import Stack
 from tests.integration.races.support import Call, at_once, no_server_error
 
 pytestmark = pytest.mark.integration
 NEW_PASSWORD = "an entirely new passphrase 42"
-ROUNDS = 3
+ROUNDS = 2  # per way of changing the password
 SIGN_INS = 5  # the account's free attempts: more would be throttled, not raced
 STAGGER = 0.04  # seconds between the sign-ins' departures
 
@@ -72,6 +72,25 @@ def _change(stack: Stack, person: records.TestUser) -> Call:
     return call
 
 
+def _reset(stack: Stack, person: records.TestUser) -> Call:
+    """An administrator's reset to the new password (``POST /admin/users/{id}/reset-password``)."""
+    bearer = tokens.mint(
+        stack.key_dir,
+        issuer=stack.issuer,
+        scopes=ADMIN_SCOPES,
+        subject=create_administrator(stack, ADMIN_SCOPES),
+        auth_time=int(time.time()),
+        **TWO_FACTOR_SIGN_IN,
+    )
+    url = stack.service_url("admin") + f"/admin/users/{person.id}/reset-password"
+
+    def call(client: httpx.AsyncClient) -> Awaitable[httpx.Response]:
+        headers = {"Authorization": f"Bearer {bearer}", "X-Forwarded-For": fresh_address()}
+        return client.post(url, json={"password": NEW_PASSWORD}, headers=headers)
+
+    return call
+
+
 def _reaches_application(stack: Stack, app: records.TestClient, cookie: str) -> bool:
     answer = httpx.get(
         stack.service_url("token") + "/oauth2/authorize",
@@ -93,7 +112,10 @@ def _live_sessions(stack: Stack, person: records.TestUser) -> list[str]:
     return [str(r["sid"]) for r in rows if records.session_exists(stack, str(r["sid"]))]
 
 
-def test_no_session_signed_in_with_the_old_password_outlives_the_change(stack: Stack) -> None:
+@pytest.mark.parametrize("change", [_change, _reset], ids=["own change", "admin reset"])
+def test_no_session_signed_in_with_the_old_password_outlives_the_change(
+    stack: Stack, change: Callable[[Stack, records.TestUser], Call]
+) -> None:
     app = records.create_client(stack, skip_consent=True)
     for _ in range(ROUNDS):
         person = records.create_user(stack)
@@ -101,7 +123,7 @@ def test_no_session_signed_in_with_the_old_password_outlives_the_change(stack: S
             _sign_in(stack, _challenge(stack, app), person.email, person.password, n * STAGGER)
             for n in range(SIGN_INS)
         ]
-        answers = at_once([_change(stack, person), *sign_ins])
+        answers = at_once([change(stack, person), *sign_ins])
         no_server_error(answers)
         assert answers[0].status_code == 204, answers[0].text
         assert {a.status_code for a in answers[1:]} <= {200, 401}, [a.text for a in answers]
