@@ -159,9 +159,17 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import Interfaces
 
+    from idp_common.crypto.keys import KeySetError, load_key_set
     from idp_common.crypto.passwords import WORKERS_ENV
 
-    del settings  # validated already; each worker loads its own copy
+    # Every service holds the key set. Read it once here: a key file that cannot be read
+    # stops the start with one line naming it, instead of workers that fail to start
+    # and are respawned for ever (make chaos, fault 7).
+    try:
+        load_key_set(settings.key_dir)
+    except KeySetError as exc:
+        print(f"serve: {exc}", file=sys.stderr)
+        return 1
     os.environ[WORKERS_ENV] = str(args.workers)  # the workers size their hashing pools by it
     Granian(
         SERVICES[args.service],
