@@ -4,6 +4,7 @@ a recovery code accepted at most once."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import uuid
 
@@ -11,6 +12,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.storage.repos import credentials as repo
+from idp_common.storage.repos.users import lock_user
 from libs.common.tests.conformance import people_fixtures
 from libs.common.tests.conformance.people_fixtures import RACERS, Sessions, race
 
@@ -54,6 +56,42 @@ async def test_concurrent_password_changes_leave_one_row(
         await repo.set_password_hash(session, person, None)
     async with sessions() as session:
         assert await repo.get_password_hash(session, person) is None
+
+
+async def test_a_rehash_replaces_only_the_hash_it_verified(
+    sessions: Sessions, person: uuid.UUID
+) -> None:
+    async with sessions.begin() as session:
+        await repo.set_password_hash(session, person, "$old")
+    async with sessions.begin() as session:
+        assert await repo.replace_password_hash(session, person, "$old", "$rehashed")
+    async with sessions.begin() as session:  # changed meanwhile: the rehash writes nothing
+        await repo.set_password_hash(session, person, "$changed")
+        assert not await repo.replace_password_hash(session, person, "$rehashed", "$stale")
+    async with sessions() as session:
+        assert await repo.get_password_hash(session, person) == "$changed"
+
+
+async def test_a_change_waits_for_a_reader_holding_the_share_lock(
+    sessions: Sessions, person: uuid.UUID
+) -> None:
+    async with sessions.begin() as session:
+        await repo.set_password_hash(session, person, "$before")
+    async with sessions.begin() as reader:
+        assert await repo.locked_password_hash(reader, person) == "$before"
+
+        async def change() -> None:
+            async with sessions.begin() as writer:
+                await lock_user(writer, person)
+                await repo.set_password_hash(writer, person, "$after")
+
+        waiting = asyncio.create_task(change())
+        await asyncio.sleep(0.3)
+        assert not waiting.done(), "the change did not wait for the share lock"
+    await asyncio.wait_for(waiting, 10)
+    async with sessions() as session:
+        assert await repo.locked_password_hash(session, person) == "$after"
+        assert await repo.locked_password_hash(session, uuid.uuid4()) is None
 
 
 async def test_a_recovery_code_is_spent_once_under_concurrent_use(
