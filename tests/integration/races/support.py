@@ -3,6 +3,7 @@
 :func:`at_once` opens one ``httpx.AsyncClient`` with a connection per request, creates
 every request as a task waiting on one event, and sets the event only when all of them
 are parked on it: the requests leave together, not one after another as they are built.
+:func:`people` makes many people at once without hashing a password for each.
 """
 
 from __future__ import annotations
