@@ -27,6 +27,8 @@ from tests.chaos.report import Outcome
 from tests.harness.records import TestClient, TestUser
 
 PACE_S = 0.3  # pause between two iterations of one worker
+#: Signed-in sessions kept back from logout, so logouts go on while sign-ins fail.
+LOGOUT_RESERVE = 3
 
 
 @dataclass
@@ -199,7 +201,8 @@ class Load:
             await asyncio.sleep(0.1)
             return
         signed = self._pending_logouts[0]
-        if self.paused.is_set() and not signed.logout_tries:
+        fresh = not signed.logout_tries
+        if fresh and (self.paused.is_set() or len(self._pending_logouts) <= LOGOUT_RESERVE):
             await asyncio.sleep(0.1)  # paused: only retries of failed logouts go on
             return
         self._pending_logouts.popleft()

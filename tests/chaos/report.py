@@ -3,8 +3,10 @@
 An :class:`Outcome` is one iteration of one load kind: when it started, whether it was
 answered normally, and what the client saw when it was not (``seen``: ``"503 json
 retry-after"``, ``"500 json"``, ``"502 html"``, ``"no answer"``...). An answer is *bad*
-when it breaks the contract whatever the fault: any 5xx other than a JSON 503 with
-``Retry-After``, or an error body that is not JSON where JSON is expected.
+when it breaks the contract whatever the fault: a 500, a 503 without ``Retry-After``, any
+other 5xx but the proxy's JSON 502/504, or an error body that is not JSON. The proxy's
+JSON 502 (``proxy.upstream_unavailable``) is what a request gets whose worker died under
+it: its outcome is unknown, so it must not be a 503, which promises nothing happened.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ def describe_answer(status: int, content_type: str, retry_after: str | None) -> 
     seen = f"{status} {body}"
     if status == 503 and retry_after:
         seen += " retry-after"
-    bad = status >= 500 and not (status == 503 and retry_after and is_json)
+    acceptable = (status == 503 and retry_after) or status in (502, 504)
+    bad = status >= 500 and not (acceptable and is_json)
     bad = bad or (status >= 400 and not is_json)
     return seen, bad
 

@@ -26,6 +26,11 @@ def test_a_500_a_503_without_retry_after_and_an_html_error_break_the_contract() 
     assert describe_answer(400, "application/json", None) == ("400 json", False)
 
 
+def test_the_proxys_json_502_for_a_request_whose_worker_died_is_no_contract_break() -> None:
+    assert describe_answer(502, "application/json", None) == ("502 json", False)
+    assert describe_answer(504, "application/problem+json", None) == ("504 json", False)
+
+
 def test_recovery_is_the_first_normal_answer_after_the_last_failure() -> None:
     outcomes = [
         Outcome("a", 1.0, False, "503"),
