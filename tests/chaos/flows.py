@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -148,6 +148,7 @@ class SignedIn:
     apps: list[str]
     logout_tries: int = 0
     logged_out: bool = False  # the logout was answered 303
+    signed_in_at: float = field(default_factory=time.monotonic)
 
 
 async def sign_in(

@@ -27,8 +27,9 @@ from tests.chaos.report import Outcome
 from tests.harness.records import TestClient, TestUser
 
 PACE_S = 0.3  # pause between two iterations of one worker
-#: Signed-in sessions kept back from logout, so logouts go on while sign-ins fail.
-LOGOUT_RESERVE = 3
+#: A session is logged out this long after its sign-in: the sessions of the last seconds
+#: before a fault are logged out during it, while new sign-ins fail.
+LOGOUT_AFTER_S = 6.0
 
 
 @dataclass
@@ -201,8 +202,8 @@ class Load:
             await asyncio.sleep(0.1)
             return
         signed = self._pending_logouts[0]
-        fresh = not signed.logout_tries
-        if fresh and (self.paused.is_set() or len(self._pending_logouts) <= LOGOUT_RESERVE):
+        young = time.monotonic() - signed.signed_in_at < LOGOUT_AFTER_S
+        if not signed.logout_tries and (self.paused.is_set() or young):
             await asyncio.sleep(0.1)  # paused: only retries of failed logouts go on
             return
         self._pending_logouts.popleft()
