@@ -132,7 +132,8 @@ def dispatcher_killed(ctx: Context) -> Window:
     """SIGKILL the dispatcher (master and workers) while it waits on a receiver that never
     answers (a fan-out in progress), then start it again as a supervisor would."""
     window = Window(time.monotonic())
-    done_before = sum(1 for s in ctx.load.signed_in if s.logged_out)
+    posts_before = len(ctx.hang.snapshot())
+    done_before = len(ctx.load.signed_in)
     ctx.load.extra_apps[:] = [ctx.hang_app]
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:  # a logout of a session that reached the hanging app
@@ -153,8 +154,8 @@ def dispatcher_killed(ctx: Context) -> Window:
     observe(ctx, window)
     window.health_after = health(ctx.stack, "logout-dispatcher")
     window.note = (
-        f"{len(ctx.hang.snapshot())} posts reached the silent receiver; the event in flight "
-        "is redelivered after the consumer's 30 s ack wait"
+        f"{len(ctx.hang.snapshot()) - posts_before} posts reached the silent receiver; the "
+        "events in flight are delivered again after the consumer's 30 s ack wait"
     )
     return window
 

@@ -121,6 +121,10 @@ def _seen_text(seen: dict[str, int]) -> str:
     return ", ".join(f"{name} x{count}" for name, count in seen.items()) or "all normal"
 
 
+def _kinds_text(row: Row) -> str:
+    return ", ".join(f"{k} {s}/{f}" for k, (s, f) in row.by_kind.items())
+
+
 def _recovery_text(row: Row) -> str:
     return "not recovered" if row.recovery is None else f"{row.recovery:.1f}"
 
@@ -145,6 +149,7 @@ def markdown(rows: Sequence[Row]) -> str:
     for row in rows:
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells(row)) + " |")
     notes = [f"- {row.fault}: {row.note}" for row in rows if row.note]
+    notes += [f"- {row.fault}: sent/failed {_kinds_text(row)}" for row in rows if row.by_kind]
     return "\n".join(lines + (["", *notes] if notes else [])) + "\n"
 
 
@@ -166,8 +171,7 @@ def text_table(rows: Sequence[Row]) -> str:
     for row in rows:
         out.append(row.fault)
         out.append(f"    clients saw:  {_seen_text(row.seen)}")
-        kinds = ", ".join(f"{k} {s}/{f}" for k, (s, f) in row.by_kind.items())
-        out.append(f"    sent/failed:  {kinds}")
+        out.append(f"    sent/failed:  {_kinds_text(row)}")
         out.append(f"    health:       during {row.health_during}; after {row.health_after}")
         if row.note:
             out.append(f"    note:         {row.note}")
