@@ -5,6 +5,9 @@
 #
 #   scripts/fuzz.sh [--seconds N] [TARGET ...]     targets: jwt form image (default: all)
 #   FUZZ_SECONDS=N scripts/fuzz.sh                  the same bound from the environment
+#   scripts/fuzz.sh --merge                         then add the inputs that reached new
+#                                                   code to the committed corpus (libFuzzer
+#                                                   -merge=1: only those, so it stays small)
 #
 # Each target runs for N seconds (default 60) from the committed corpus
 # (tests/fuzz/corpus/<target>); new inputs go to var/fuzz/<target>/corpus (not committed),
@@ -15,11 +18,13 @@ set -euo pipefail
 cd "$ROOT"
 
 SECONDS_EACH=${FUZZ_SECONDS:-60}
+MERGE=0
 TARGETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) SECONDS_EACH=${2:?--seconds needs a number}; shift 2 ;;
     --seconds=*) SECONDS_EACH=${1#--seconds=}; shift ;;
+    --merge) MERGE=1; shift ;;
     -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     jwt|form|image) TARGETS+=("$1"); shift ;;
     *) die "unknown argument $1 (targets: jwt form image; --seconds N)" ;;
@@ -61,6 +66,13 @@ for target in "${TARGETS[@]}"; do
     RESULT[$target]="CRASH (exit $status) reproducer: ${found:-see $log}"
   else
     RESULT[$target]="ok"
+  fi
+  if [ "$MERGE" -eq 1 ] && [ "${RESULT[$target]}" = ok ]; then
+    before=$(find "$ROOT/tests/fuzz/corpus/$target" -type f | wc -l)
+    uv run --frozen --no-sync python -m tests.fuzz.run "$target" -merge=1 \
+      "$ROOT/tests/fuzz/corpus/$target" "$work/corpus" > "$work/merge.log" 2>&1 \
+      || die "merging the $target corpus failed (log: ${work#"$ROOT"/}/merge.log)"
+    echo "$target: committed corpus $before -> $(find "$ROOT/tests/fuzz/corpus/$target" -type f | wc -l) files (git add tests/fuzz/corpus)"
   fi
   printf '%-6s executions: %-9s coverage: %-6s features: %-6s corpus: %-10s crashes: %s\n' \
     "$target" "${runs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${RESULT[$target]}"

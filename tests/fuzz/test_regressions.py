@@ -14,6 +14,8 @@ import pytest
 
 from tests.fuzz.targets import TARGETS
 
+#: Pillow skips a broken EXIF block with a UserWarning, as it does in the service.
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning:PIL.TiffImagePlugin")
 HERE = Path(__file__).parent
 INPUTS = sorted(
     (target, path)
