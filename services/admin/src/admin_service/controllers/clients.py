@@ -24,7 +24,7 @@ from admin_service.authority import (
     check_recent_secret,
 )
 from admin_service.client_rules import check_settings
-from admin_service.routes import Limit, Req, operation, reading, writing
+from admin_service.routes import Limit, Names, Req, operation, reading, writing
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     SCOPE_IDP_CLIENTS_READ,
@@ -51,10 +51,10 @@ _CLIENT = "/{client_id:str}"
 class ClientCreate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
     name: str
     type: ClientType
-    redirect_uris: list[str] = msgspec.field(default_factory=list)
-    post_logout_redirect_uris: list[str] = msgspec.field(default_factory=list)
+    redirect_uris: Names = msgspec.field(default_factory=list)
+    post_logout_redirect_uris: Names = msgspec.field(default_factory=list)
     backchannel_logout_uri: str | None = None
-    grant_types: list[str] = msgspec.field(default_factory=lambda: [GRANT_TYPE_AUTHORIZATION_CODE])
+    grant_types: Names = msgspec.field(default_factory=lambda: [GRANT_TYPE_AUTHORIZATION_CODE])
     skip_consent: bool = False
 
 
@@ -62,10 +62,10 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     """Members left out keep their value; ``backchannelLogoutUri: null`` clears it."""
 
     name: str | msgspec.UnsetType = msgspec.UNSET
-    redirect_uris: list[str] | msgspec.UnsetType = msgspec.UNSET
-    post_logout_redirect_uris: list[str] | msgspec.UnsetType = msgspec.UNSET
+    redirect_uris: Names | msgspec.UnsetType = msgspec.UNSET
+    post_logout_redirect_uris: Names | msgspec.UnsetType = msgspec.UNSET
     backchannel_logout_uri: str | msgspec.UnsetType | None = msgspec.UNSET
-    grant_types: list[str] | msgspec.UnsetType = msgspec.UNSET
+    grant_types: Names | msgspec.UnsetType = msgspec.UNSET
     skip_consent: bool | msgspec.UnsetType = msgspec.UNSET
 
     def changes(self) -> dict[str, object]:
@@ -82,7 +82,7 @@ _TAKEOVER_NOTE = (
 
 
 class ClientScopesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    scopes: list[str]
+    scopes: Names
 
 
 async def _tell_token_service(request: Req) -> None:

@@ -14,7 +14,7 @@ from litestar.params import JSONBody
 
 from admin_service.authority import caller_holds, check_may_give
 from admin_service.controllers.named_entries import named_entry_router
-from admin_service.routes import Limit, Req, operation, reading, writing
+from admin_service.routes import Limit, Names, Req, operation, reading, writing
 from idp_common.protocol.constants import SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE
 from idp_common.storage.repos import groups as repo
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
@@ -32,7 +32,7 @@ class MembersAdd(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename
 
 
 class GroupRolesReplace(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    roles: list[str]
+    roles: Names
 
 
 @get(

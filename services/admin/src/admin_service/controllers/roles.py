@@ -12,13 +12,13 @@ from litestar.params import JSONBody
 
 from admin_service.authority import caller_holds, check_may_give
 from admin_service.controllers.named_entries import named_entry_router
-from admin_service.routes import Req, operation, writing
+from admin_service.routes import Names, Req, operation, writing
 from idp_common.protocol.constants import SCOPE_IDP_ROLES_READ, SCOPE_IDP_ROLES_WRITE
 from idp_common.storage.repos import roles as repo
 
 
 class RoleScopesReplace(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
-    scopes: list[str]
+    scopes: Names
 
 
 @put(

@@ -13,7 +13,7 @@ from litestar.params import JSONBody
 
 from admin_service.authority import caller_holds, check_may_give
 from admin_service.controllers.user_shared import GRANT_NOTE
-from admin_service.routes import Req, operation, reading, writing
+from admin_service.routes import Names, Req, operation, reading, writing
 from admin_service.store import users as store
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ as READ
 from idp_common.protocol.constants import SCOPE_IDP_USERS_WRITE as WRITE
@@ -24,7 +24,7 @@ from idp_common.storage.repos.user_grants import RoleRef
 
 
 class UserRolesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    roles: list[str]
+    roles: Names
 
 
 class UserRolesRead(msgspec.Struct, frozen=True):
@@ -32,7 +32,7 @@ class UserRolesRead(msgspec.Struct, frozen=True):
 
 
 class UserScopesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    scopes: list[str]
+    scopes: Names
 
 
 class UserScopesRead(msgspec.Struct, frozen=True):
