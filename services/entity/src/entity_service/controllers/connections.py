@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from litestar import Controller, Request, delete, get
 from litestar.params import Parameter
 
+from entity_service.openapi_links import linked_list
 from entity_service.person import person_key
 from entity_service.store import connections as store
 from idp_common.protocol.constants import (
@@ -38,6 +39,7 @@ class ConnectionsController(Controller):
             f"Needs `{SCOPE_IDP_CONNECTIONS_READ}`. An application you approved, or a "
             "first-party one (`firstParty`, never asks) holding a live refresh token of yours."
         ),
+        operation_class=linked_list("withdrawOwnConnection", "client_id", "clientId"),
         **requires(SCOPE_IDP_CONNECTIONS_READ),
     )
     async def list_connections(

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Final
 from litestar import Controller, Request, delete, get
 from litestar.params import Parameter
 
+from entity_service.openapi_links import linked_list
 from entity_service.person import person_key
 from entity_service.store import sessions as store
 from idp_common.protocol.constants import SCOPE_IDP_SESSIONS_READ, SCOPE_IDP_SESSIONS_WRITE
@@ -38,6 +39,7 @@ class SessionsController(Controller):
             f"Needs `{SCOPE_IDP_SESSIONS_READ}`. `id` is the session's `sid` (as in its ID "
             "tokens); `current` marks the session the calling token was issued in."
         ),
+        operation_class=linked_list("endOwnSession", "session_id", "id"),
         **requires(SCOPE_IDP_SESSIONS_READ),
     )
     async def list_sessions(
