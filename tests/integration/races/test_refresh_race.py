@@ -1,5 +1,5 @@
-"""100 concurrent refreshes of one refresh token (issue 21), against a token service of two
-worker processes: exactly one wins a new token, the 99 others are ``invalid_grant``.
+"""100 concurrent refreshes of one refresh token (issue 21), against the stack's token
+service: exactly one wins a new token, the 99 others are ``invalid_grant``.
 
 The rule (docs/decisions.md "Concurrent refreshes of one token (issue 21)"): a concurrent
 loser is a reuse. The losers wait on the row lock of the spent token until the winner
@@ -37,8 +37,9 @@ def _first_tokens(token_url: str, stack: Stack, app: tf.AppClient) -> dict[str, 
 
 
 def test_one_of_a_hundred_concurrent_refreshes_wins_and_the_family_is_revoked(
-    stack: Stack, token_url: str
+    stack: Stack,
 ) -> None:
+    token_url = stack.service_url("token")
     app = tf.create_client(stack)
     first = _first_tokens(token_url, stack, app)
     form = {"grant_type": "refresh_token", "refresh_token": first["refresh_token"]}

@@ -94,6 +94,25 @@ async def test_a_change_waits_for_a_reader_holding_the_share_lock(
         assert await repo.locked_password_hash(session, uuid.uuid4()) is None
 
 
+async def test_a_reader_that_waited_for_a_change_sees_the_new_hash(
+    sessions: Sessions, person: uuid.UUID
+) -> None:
+    async with sessions.begin() as session:
+        await repo.set_password_hash(session, person, "$before")
+
+    async def read() -> str | None:
+        async with sessions.begin() as reader:
+            return await repo.locked_password_hash(reader, person)
+
+    async with sessions.begin() as writer:
+        await lock_user(writer, person)
+        await repo.set_password_hash(writer, person, "$after")
+        waiting = asyncio.create_task(read())
+        await asyncio.sleep(0.3)
+        assert not waiting.done(), "the reader did not wait for the change"
+    assert await asyncio.wait_for(waiting, 10) == "$after"
+
+
 async def test_a_recovery_code_is_spent_once_under_concurrent_use(
     sessions: Sessions, person: uuid.UUID
 ) -> None:

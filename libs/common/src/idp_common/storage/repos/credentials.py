@@ -86,14 +86,11 @@ async def set_password_hash(session: AsyncSession, user_id: uuid.UUID, hash: str
 async def locked_password_hash(session: AsyncSession, user_id: uuid.UUID) -> str | None:
     """The person's hash (None: no password, or no such person), their row share-locked
     until the caller's transaction ends."""
-    query = (
-        select(PasswordCredential.hash)
-        .select_from(User)
-        .outerjoin(PasswordCredential, PasswordCredential.user_id == User.id)
-        .where(User.id == user_id)
-        .with_for_update(read=True, of=User)
-    )
-    return await session.scalar(query)
+    # Two statements: a locking read that waited for a change returns the rows of its own
+    # snapshot for what it did not lock (READ COMMITTED), so the old hash; the next
+    # statement's snapshot sees the change.
+    await session.execute(select(User.id).where(User.id == user_id).with_for_update(read=True))
+    return await get_password_hash(session, user_id)
 
 
 async def replace_password_hash(
