@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import records as bench_records
-from tests.chaos import faults, invariants, keys_fault, report
+from tests.chaos import faults, flows, invariants, keys_fault, report
 from tests.chaos.deps import OwnPostgres, OwnRedis
 from tests.chaos.load import Load, LoadPlan
 from tests.harness import infra, records
@@ -129,12 +129,15 @@ def run_on_stack(
                     stack, skip_consent=True, backchannel_logout_uri=url
                 )
 
+            cookies = [s.cookie for s in fixtures.sessions]
             plan = LoadPlan(
                 base_url=stack.proxy_url,
                 client=fixtures.client,
                 api_scope=bench_records.API_SCOPE,
-                cookies=[s.cookie for s in fixtures.sessions],
-                refresh_tokens=bench_records.issue_refresh_tokens(stack, fixtures, 600),
+                cookies=cookies,
+                refresh_tokens=infra.run(
+                    flows.first_refresh_tokens(stack.proxy_url, fixtures.client, cookies, 24)
+                ),
                 people=[records.create_user(stack) for _ in range(3)],
                 first_app=app(prompt.url_for("/first")),
                 other_apps=[app(prompt.url_for("/second"))],

@@ -194,3 +194,17 @@ async def logout(signed: SignedIn, client_id: str) -> None:
     signed.logout_tries += 1
     expect(await signed.browser.post("/oauth2/logout", data={"client_id": client_id}), 303)
     signed.logged_out = True
+
+
+async def first_refresh_tokens(
+    base_url: str, app: TestClient, cookies: list[str], n: int
+) -> list[str]:
+    """``n`` refresh tokens, each the first of the family of a real code exchange (with
+    ``offline_access``), so that every refresh in the load runs the whole grant: the spend,
+    the access token's ``jti`` tracked in Redis before the commit, the successor."""
+    async with httpx.AsyncClient(base_url=base_url, timeout=TIMEOUT) as http:
+        tokens = []
+        for i in range(n):
+            answer = await authorize_and_exchange(http, app, cookies[i % len(cookies)])
+            tokens.append(str(answer["refresh_token"]))
+        return tokens

@@ -40,6 +40,10 @@ class Chain:
     retired: str = ""  # why it stopped ("" while in use)
 
 
+#: Refresh tokens of code exchanges kept to start new chains with.
+FRESH_KEPT = 50
+
+
 @dataclass
 class LoadPlan:
     base_url: str
@@ -147,6 +151,10 @@ class Load:
         )
         if outcome.ok:
             self._access_token = str(value["access_token"])
+            if "refresh_token" in value and len(self._fresh) < FRESH_KEPT:
+                # a family of a real grant: its refresh writes the access token's jti to
+                # Redis before the spend commits, the path a Redis fault can break
+                self._fresh.append(str(value["refresh_token"]))
         self._record(outcome)
 
     async def _userinfo(self, http: httpx.AsyncClient) -> None:
