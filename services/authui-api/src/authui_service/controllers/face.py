@@ -46,6 +46,7 @@ from authui_service.attempts import (
     FACE,
     count_second_factor,
     first_factor_attempt,
+    first_factor_not_evaluated,
     first_factor_waits,
     second_factor_attempt,
     second_factor_failed,
@@ -257,8 +258,12 @@ async def _verify_face(
     challenge: Challenge,
 ) -> SignInFacts:
     """The person whose template ``presented`` matches, or one 401 for every failure."""
-    async with ctx.resources.sessions() as db:
-        facts = await sign_in_facts(db, account)
+    try:
+        async with ctx.resources.sessions() as db:
+            facts = await sign_in_facts(db, account)
+    except Exception as exc:  # no template read, nothing compared: an outage is no failure
+        await first_factor_not_evaluated(ctx, account, exc)
+        raise
     user = None if facts is None else facts.user
     reason = "unknown_account"
     verdict: Verdict | None = None
