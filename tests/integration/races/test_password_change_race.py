@@ -27,7 +27,7 @@ from tests.integration.races.support import Call, at_once, no_server_error
 
 pytestmark = pytest.mark.integration
 NEW_PASSWORD = "an entirely new passphrase 42"
-ROUNDS = 2  # per way of changing the password
+ROUNDS = 3  # per way of changing the password
 SIGN_INS = 5  # the account's free attempts: more would be throttled, not raced
 STAGGER = 0.04  # seconds between the sign-ins' departures
 
