@@ -9,13 +9,15 @@ are parked on it: the requests leave together, not one after another as they are
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import httpx
 
-from tests.harness import infra
+from idp_common.protocol.constants import SELF_SERVICE_SCOPES
+from tests.harness import infra, tokens
 from tests.harness.records import TestUser, query
 from tests.harness.stack import Stack
 
@@ -75,3 +77,16 @@ def people(stack: Stack, count: int) -> list[TestUser]:
         count,
     )
     return [TestUser(str(row["id"]), str(row["email"]), "") for row in rows]
+
+
+def self_service_bearer(stack: Stack, person_id: str) -> str:
+    """An access token of the person's own, signed in with a password just now (the
+    self-service routes that change credentials ask for a recent sign-in)."""
+    return tokens.mint(
+        stack.key_dir,
+        issuer=stack.issuer,
+        scopes=SELF_SERVICE_SCOPES,
+        subject=person_id,
+        auth_time=int(time.time()),
+        amr=["pwd"],
+    )

@@ -13,7 +13,6 @@ the withdrawal leaving at a different moment in each.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 
 import httpx
@@ -22,7 +21,13 @@ import pytest
 from idp_common.protocol.constants import SELF_SERVICE_SCOPES
 from tests.harness import oidc, records, tokens
 from tests.harness.stack import Stack
-from tests.integration.races.support import Call, at_once, no_server_error, people
+from tests.integration.races.support import (
+    Call,
+    at_once,
+    no_server_error,
+    people,
+    self_service_bearer,
+)
 
 pytestmark = pytest.mark.integration
 ASKED = "openid profile offline_access"
@@ -63,13 +68,7 @@ def _approve(stack: Stack, challenge: str, cookie: str) -> Call:
 
 def _withdraw(stack: Stack, person: records.TestUser, client_id: str, delay: float) -> Call:
     url = stack.service_url("entity") + f"/entity/connections/{client_id}"
-    bearer = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=SELF_SERVICE_SCOPES,
-        subject=person.id,
-        auth_time=int(time.time()),
-    )
+    bearer = self_service_bearer(stack, person.id)
 
     async def call(client: httpx.AsyncClient) -> httpx.Response:
         await asyncio.sleep(delay)

@@ -19,11 +19,11 @@ from collections.abc import Awaitable, Callable
 import httpx
 import pytest
 
-from idp_common.protocol.constants import ADMIN_SCOPES, SELF_SERVICE_SCOPES
+from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness import oidc, records, tokens
 from tests.harness.api import TWO_FACTOR_SIGN_IN, create_administrator, fresh_address
 from tests.harness.stack import Stack
-from tests.integration.races.support import Call, at_once, no_server_error
+from tests.integration.races.support import Call, at_once, no_server_error, self_service_bearer
 
 pytestmark = pytest.mark.integration
 NEW_PASSWORD = "an entirely new passphrase 42"
@@ -55,14 +55,7 @@ def _sign_in(stack: Stack, challenge: str, email: str, password: str, delay: flo
 
 
 def _change(stack: Stack, person: records.TestUser) -> Call:
-    bearer = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=SELF_SERVICE_SCOPES,
-        subject=person.id,
-        auth_time=int(time.time()),
-        amr=["pwd"],
-    )
+    bearer = self_service_bearer(stack, person.id)
     url = stack.service_url("entity") + "/entity/credentials/password"
     body = {"currentPassword": person.password, "newPassword": NEW_PASSWORD}
 

@@ -13,33 +13,31 @@ and exactly one row holds the value.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Awaitable
 
 import httpx
 import pytest
 
-from idp_common.protocol.constants import SELF_SERVICE_SCOPES
-from tests.harness import records, tokens
+from tests.harness import records
 from tests.harness.api import PROBLEM_JSON, fresh_address
 from tests.harness.stack import Stack
 from tests.integration.admin.contract import AdminApi
-from tests.integration.races.support import Call, at_once, no_server_error, people, statuses
+from tests.integration.races.support import (
+    Call,
+    at_once,
+    no_server_error,
+    people,
+    self_service_bearer,
+    statuses,
+)
 
 pytestmark = pytest.mark.integration
 WRITERS = 20
 
 
 def _own_write(stack: Stack, person: records.TestUser, body: dict[str, str]) -> Call:
-    bearer = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=SELF_SERVICE_SCOPES,
-        subject=person.id,
-        auth_time=int(time.time()),
-        amr=["pwd"],
-    )
+    bearer = self_service_bearer(stack, person.id)
     url = stack.service_url("entity") + "/entity/profile"
     headers = {"Authorization": f"Bearer {bearer}", "X-Forwarded-For": fresh_address()}
 
