@@ -9,8 +9,11 @@ change, an administrator ending all of a person's sessions; DESIGN.md "Events").
    publishes and the logout dispatcher turns into back-channel logout tokens (``clients``
    read from the session's applications set at that moment), inserted with
    ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``;
-2. the revocation of the session's refresh tokens (``revoke_by_sessions``: those issued
-   under the session's sid and those it had before a re-authentication continued it);
+2. the withdrawal of the codes issued in the session and not exchanged yet
+   (``storage.repos.codes.withdraw_unused_codes``: a code of an ended session buys no
+   tokens), then the revocation of the session's refresh tokens (``revoke_by_sessions``:
+   those issued under the session's sid and those it had before a re-authentication
+   continued it);
 3. a ``pg_notify`` that wakes the relay when the transaction commits;
 
 then flushes. The caller commits; once the commit has succeeded the sessions are deleted
@@ -53,6 +56,7 @@ from sqlalchemy.orm import Session, SessionTransaction
 from sqlalchemy.util import await_only
 
 from idp_common.state.sessions import BrowserSession, SessionStore
+from idp_common.storage.repos.codes import withdraw_unused_codes
 from idp_common.storage.repos.outbox import add_event, announce
 from idp_common.storage.repos.refresh_tokens import revoke_by_sessions, revoke_person_tokens
 
@@ -128,7 +132,11 @@ async def end_sessions(
         payload = msgspec.to_builtins(event_)
         if await add_event(db_session, subject, payload, dedupe_key=dedupe_key(record.sid)):
             ended += 1
-        revoked += await revoke_by_sessions(db_session, _sids(record), datetime.now(UTC))
+        sids = _sids(record)
+        # codes first: an exchange in flight commits its refresh token before this
+        # returns, so the revocation below sees it (issue #21)
+        await withdraw_unused_codes(db_session, sids)
+        revoked += await revoke_by_sessions(db_session, sids, datetime.now(UTC))
     if ended:
         await announce(db_session)
     await db_session.flush()

@@ -132,6 +132,18 @@ async def create_authorization_code(
     return code
 
 
+async def withdraw_unused_codes(db: AsyncSession, sids: list[str]) -> int:
+    """Delete the codes issued in these browser sessions that were not exchanged yet (a
+    session ended); count them. An exchange in flight holds its code's row: this waits
+    for it, and then finds the code used (its refresh token is the caller's to revoke
+    next) or gone. Used codes stay: a replay must still find them."""
+    sql = (
+        "DELETE FROM authorization_codes"
+        " WHERE session_sid = ANY($1::text[]) AND consumed_at IS NULL RETURNING grant_id"
+    )
+    return len(await statements(db).fetch(sql, sids))
+
+
 async def delete_expired_codes(db: AsyncSession, cutoff: datetime) -> int:
     """The cleanup job: delete the codes that expired before ``cutoff``; count them."""
     sql = "DELETE FROM authorization_codes WHERE expires_at < $1 RETURNING grant_id"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index
+from sqlalchemy import ForeignKey, Index, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ._base import EMPTY_TEXT_ARRAY, Base, created_at, uuid_pk
@@ -33,7 +33,15 @@ class AuthorizationCode(Base):
     """
 
     __tablename__ = "authorization_codes"
-    __table_args__ = {"postgresql_with": _SPEND_ROOM}
+    __table_args__ = (
+        # the unused codes of a session, withdrawn when it ends (migration 0007)
+        Index(
+            "ix_authorization_codes_unused_session_sid",
+            "session_sid",
+            postgresql_where=text("consumed_at IS NULL"),
+        ),
+        {"postgresql_with": _SPEND_ROOM},
+    )
 
     code_digest: Mapped[bytes] = mapped_column(primary_key=True)
     grant_id: Mapped[uuid.UUID]
