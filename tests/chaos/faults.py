@@ -9,7 +9,6 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 
@@ -17,7 +16,7 @@ from tests.chaos.deps import OwnPostgres, OwnRedis
 from tests.chaos.load import Load
 from tests.chaos.report import recovery_seconds
 from tests.harness.nats_server import NatsServer
-from tests.harness.process import Process
+from tests.harness.process import Process, children
 from tests.harness.receivers import Receiver
 from tests.harness.records import TestClient
 from tests.harness.stack import Stack
@@ -160,27 +159,12 @@ def dispatcher_killed(ctx: Context) -> Window:
     return window
 
 
-def children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"resource_tracker" not in cmdline:
-            found.append(int(entry.name))
-    return sorted(found)
-
-
 def worker_killed(ctx: Context) -> Window:
     """SIGKILL one of the token service's two Granian workers; nobody restarts anything."""
     window = Window(time.monotonic())
     time.sleep(2)
     master = _process(ctx.stack, "token")
-    workers = children(master.popen.pid)
+    workers = sorted(children(master.popen.pid))
     if not workers:
         window.note = "no worker process found"
         return window
@@ -191,7 +175,7 @@ def worker_killed(ctx: Context) -> Window:
     observe(ctx, window)
     window.health_after = health(ctx.stack, "token")
     alive = master.popen.poll() is None
-    window.note = f"workers before {workers}, after {children(master.popen.pid)}" + (
+    window.note = f"workers before {workers}, after {sorted(children(master.popen.pid))}" + (
         "" if alive else "; the service exited: restarted by the runner"
     )
     if not alive:

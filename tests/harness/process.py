@@ -32,3 +32,21 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait(5)
+
+
+def children(pid: int) -> set[int]:
+    """Process ids whose parent is ``pid`` (read from /proc): a Granian master's workers.
+    multiprocessing's resource tracker is not a worker and is left out."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == pid and b"resource_tracker" not in cmdline:
+            found.add(int(entry.name))
+    return found

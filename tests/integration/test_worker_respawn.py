@@ -10,31 +10,14 @@ from __future__ import annotations
 import os
 import signal
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.harness.process import children
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.integration
-
-
-def children(pid: int) -> set[int]:
-    """Process ids whose parent is ``pid`` (read from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == pid and b"resource_tracker" not in cmdline:
-            found.add(int(entry.name))
-    return found
 
 
 def wait_for_workers(pid: int, count: int, timeout: float) -> set[int]:
