@@ -63,11 +63,7 @@ def settings_to_add(stack: Stack, present: set[str]) -> list[str]:
     """Names missing from a settings file; a follower only when its leader is missing too."""
     followers = {name: leader for leader, names in stack.follows.items() for name in names}
     missing = [name for name in stack.native_settings if name not in present]
-    return [
-        name
-        for name in missing
-        if name not in followers or followers[name] not in present
-    ]
+    return [name for name in missing if name not in followers or followers[name] not in present]
 
 
 def write_native_env(stack: Stack, target: Path, values: dict[str, str]) -> list[str]:
