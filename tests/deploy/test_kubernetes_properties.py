@@ -133,6 +133,30 @@ def test_migration_job_migrates_then_seeds(overlay: str) -> None:
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
+def test_first_apply_of_a_release_takes_the_job_and_what_it_reads(overlay: str) -> None:
+    """`kubectl apply -k OVERLAY -l idp-rollout=before` (docs/operations.md): the Job, the
+    settings it reads, and nothing that serves traffic."""
+    first = {
+        (d["kind"], d["metadata"]["name"].rsplit("-", 1)[0] if d["kind"] != "Job" else "")
+        for d in rendered(overlay)
+        if d["metadata"].get("labels", {}).get("idp-rollout") == "before"
+    }
+    expected = {("Job", ""), ("ConfigMap", "idp-settings")}
+    if overlay == "development":
+        expected.add(("Secret", "idp-secrets"))
+    assert first == expected
+    job = pod_spec(one(rendered(overlay), "Job", "idp-migrate"))["containers"][0]
+    reads = {ref.get("configMapRef", ref.get("secretRef"))["name"] for ref in job["envFrom"]}
+    first_names = {
+        d["metadata"]["name"]
+        for d in rendered(overlay)
+        if d["metadata"].get("labels", {}).get("idp-rollout") == "before"
+    }
+    # In production the Secret idp-secrets is made by hand before any apply.
+    assert reads - first_names <= {"idp-secrets"}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
 def test_cleanup_runs_as_a_cronjob_instead_of_in_the_token_service(overlay: str) -> None:
     cron = one(rendered(overlay), "CronJob", "idp-cleanup")
     (container,) = pod_spec(cron)["containers"]
