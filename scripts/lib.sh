@@ -47,7 +47,18 @@ ensure_system_packages() {
   command -v node >/dev/null || pkgs+=(nodejs)
   command -v npm >/dev/null || pkgs+=(npm)
   [ -x /usr/bin/chromium ] || pkgs+=(chromium)  # headless browser for the page tests
+  # `kubectl kustomize` renders the Kubernetes overlays in tests/deploy (kustomize v5). The
+  # package `kubectl` where an apt source carries it (these machines' images do); with
+  # none, nothing is installed and tests/deploy fails saying kubectl is missing (Debian's
+  # own kubernetes-client bundles kustomize v2, too old for the overlays).
+  if ! command -v kubectl >/dev/null && apt_has kubectl; then pkgs+=(kubectl); fi
   apt_install "${pkgs[@]}"
+}
+
+apt_has() {  # apt_has PACKAGE: some apt source carries it
+  command -v apt-cache >/dev/null || return 1
+  if [ "$APT_UPDATED" -eq 0 ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
+  apt-cache show "$1" >/dev/null 2>&1
 }
 
 ensure_postgres() {

@@ -9,10 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-LISTEN=${IDP_LISTEN:-127.0.0.1:8080}
-PROXY_PORT=${LISTEN##*:}
 RUN="$VAR/run"; LOG="$VAR/log"
-declare -A PORTS=([token]=8101 [admin]=8102 [entity]=8103 [authui-api]=8104 [logout-dispatcher]=8105)
 
 ensure_system_packages
 ensure_servers
@@ -21,47 +18,22 @@ ensure_python
 ensure_frontends
 mkdir -p "$RUN" "$LOG"
 
+# The services, their ports and the proxy's port: deploy/stack.toml (compose.yaml and
+# deploy/kubernetes/ are tested against it).
+eval "declare -A PORTS=($(python3 deploy/stack.py ports))"
+LISTEN=${IDP_LISTEN:-127.0.0.1:$(python3 deploy/stack.py proxy-port)}
+PROXY_PORT=${LISTEN##*:}
+
 # --- settings: written once, then kept (var/idp.env, mode 0600) -----------------------
-if [ ! -f "$VAR/idp.env" ]; then
-  say "writing var/idp.env"
-  db_base=${IDP_PG_ADMIN_URL%/*}
-  admin_password=$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 20)
-  (umask 077; cat > "$VAR/idp.env" <<ENV
-SVC_ENV=dev
-SVC_ISSUER=http://localhost:$PROXY_PORT
-SVC_DATABASE_URL=${db_base/postgresql:/postgresql+asyncpg:}/idp
-SVC_REDIS_URL=redis://127.0.0.1:$IDP_REDIS_PORT/0
-SVC_REDIS_PREFIX=idp:
-SVC_NATS_URL=nats://127.0.0.1:4222
-SVC_NATS_PREFIX=idp
-SVC_SMTP_URL=smtp://127.0.0.1:1025
-SVC_KEY_DIR=$VAR/keys
-SVC_FORWARDED_ALLOW_IPS=127.0.0.1/32
-SVC_AVATAR_MAX_BYTES=5242880
-SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
-SVC_ADMIN_EMAIL=admin@example.com
-SVC_ADMIN_PASSWORD=$admin_password
-ENV
-  )
-fi
-# Settings added by later releases are appended to an existing var/idp.env.
+# Which settings and their values: deploy/stack.toml [native.settings]. A setting missing
+# from an existing var/idp.env (added by a later release) is appended; the rest is kept.
+db_base=${IDP_PG_ADMIN_URL%/*}
+PROXY_PORT=$PROXY_PORT DATABASE_URL="${db_base/postgresql:/postgresql+asyncpg:}/idp" \
+  REDIS_PORT=$IDP_REDIS_PORT KEY_DIR="$VAR/keys" S3_PORT=${IDP_S3_PORT:-9000} \
+  python3 deploy/stack.py native-env "$VAR/idp.env" | while read -r line; do say "$line"; done
 if grep -q '^SVC_REDIS_URL=redis://127.0.0.1:6379/' "$VAR/idp.env"; then
   say "note: var/idp.env uses the Redis on 6379, which keeps nothing on disk; the provider's own (append-only) is on $IDP_REDIS_PORT: set SVC_REDIS_URL=redis://127.0.0.1:$IDP_REDIS_PORT/0 to use it"
 fi
-# Development: applications on this machine may receive back-channel logouts.
-grep -q '^SVC_BACKCHANNEL_ALLOW_PRIVATE=' "$VAR/idp.env" || \
-  echo "SVC_BACKCHANNEL_ALLOW_PRIVATE=true" >> "$VAR/idp.env"
-grep -q '^SVC_SECRETS_KEY=' "$VAR/idp.env" || \
-  echo "SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" >> "$VAR/idp.env"
-# Photos: a local S3-compatible store (moto accepts any credentials). A line
-# SVC_S3_ENDPOINT_URL= (empty) or another endpoint and keys in var/idp.env is kept.
-grep -q '^SVC_S3_ENDPOINT_URL=' "$VAR/idp.env" || cat >> "$VAR/idp.env" <<ENV
-SVC_S3_ENDPOINT_URL=http://127.0.0.1:${IDP_S3_PORT:-9000}
-SVC_S3_BUCKET=idp-avatars
-AWS_ACCESS_KEY_ID=idp-local
-AWS_SECRET_ACCESS_KEY=idp-local-secret
-AWS_EC2_METADATA_DISABLED=true
-ENV
 set -a; . "$VAR/idp.env"; set +a
 ensure_s3 "${SVC_S3_ENDPOINT_URL:-}"
 IDP="$ROOT/.venv/bin/idp"
