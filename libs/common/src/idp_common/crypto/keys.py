@@ -228,8 +228,9 @@ def write_key_file(directory: str | Path, pem: bytes, *, activation: datetime) -
 
     Creates ``directory`` (mode 0700) when missing. Refuses with :class:`KeySetError`
     naming the file when an existing key would keep the new one from ever signing: one that
-    sorts after it and is active by then (a clock set back, a hand-named file). A key still
-    waiting to sign after it (a next key written with a longer lead) is no obstacle.
+    sorts after it and is active by then (a hand-named file, which is active always).
+    A key still waiting to sign after it (a next key written with a longer lead) is no
+    obstacle: the new key signs until that one's time.
     """
     path = Path(directory)
     ensure_directory(path)

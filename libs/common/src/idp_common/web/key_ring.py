@@ -109,7 +109,7 @@ class KeyRing:
     def _warn(self, problem: str) -> None:
         if problem != self._problem:
             log.warning(
-                "signing keys: %s; keeping the %d keys read before",
+                "signing keys: %s; keeping the %d key(s) read before",
                 problem,
                 len(self._current.keys),
             )
