@@ -22,22 +22,25 @@ ROTATED = "20261126T110510Z.pem"  # rotated at 11:00:00: 300 s cache + 10 s relo
 FIRST_PRUNABLE = datetime(2026, 11, 27, 11, 20, 20, tzinfo=UTC)
 
 
-def run(command: str, settings: Settings, now: datetime, **options: object) -> str:
+def run(
+    command: str,
+    settings: Settings,
+    now: datetime,
+    *,
+    lead: int | None = None,
+    dry_run: bool = False,
+    status: int = 0,
+) -> str:
     out = io.StringIO()
     if command == "generate":
-        status = key_commands.generate(settings, now=now, bits=2048, if_missing=False, out=out)
+        code = key_commands.generate(settings, now=now, bits=2048, if_missing=False, out=out)
     elif command == "list":
-        status = key_commands.list_keys(settings, now=now, out=out)
+        code = key_commands.list_keys(settings, now=now, out=out)
     else:
-        status = key_commands.rotate(
-            settings,
-            clock=lambda: now,
-            bits=2048,
-            lead=options.get("lead"),  # type: ignore[arg-type]
-            dry_run=bool(options.get("dry_run")),
-            out=out,
+        code = key_commands.rotate(
+            settings, clock=lambda: now, bits=2048, lead=lead, dry_run=dry_run, out=out
         )
-    assert status == options.get("status", 0), out.getvalue()
+    assert code == status, out.getvalue()
     return out.getvalue()
 
 

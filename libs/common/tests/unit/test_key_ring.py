@@ -14,7 +14,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from idp_common.crypto.keys import KeySetError
-from idp_common.web.key_ring import KeyRing
+from idp_common.web.key_ring import KeyRing, directory_fingerprint
 from libs.common.tests.unit.crypto_keys.support import KEY_A, KEY_B, independent_thumbprint, pkcs8
 
 KEY_C = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -119,6 +119,15 @@ def test_a_kubernetes_secret_update_is_seen(tmp_path: Path) -> None:
 
     assert ring.reload() is True
     assert kids(ring) == [independent_thumbprint(KEY_A), independent_thumbprint(KEY_B)]
+
+
+def test_a_file_made_readable_again_is_read_again(keys: Path) -> None:
+    """chmod changes neither size nor modification time; the status-change time moves,
+    so a key file whose mode an operator fixed is parsed on the next read."""
+    before = directory_fingerprint(keys)
+    (keys / FIRST).chmod(0o000)
+    assert directory_fingerprint(keys) != before
+    (keys / FIRST).chmod(0o600)
 
 
 def test_open_refuses_a_directory_without_keys(tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ every ``SVC_KEY_RELOAD_SECONDS`` in a background task, so a key written by
 restart. Which key signs is decided by the clock at signing time
 (:meth:`idp_common.crypto.keys.KeySet.signing_key_at`), not by the moment of the read.
 
-- A read is cheap when nothing changed: the name, inode, size and modification time of
-  each key file are compared first (following links: a Kubernetes Secret volume swaps a
+- A read is cheap when nothing changed: the name, inode, size and change times of each
+  key file are compared first (following links: a Kubernetes Secret volume swaps a
   link to a new directory when the Secret changes), and the files are parsed only when
   that differs.
 - A read that fails (a file unreadable, half-copied, not a key; the directory gone)
@@ -36,8 +36,9 @@ __all__ = ["Fingerprint", "KeyRing", "directory_fingerprint"]
 
 log = logging.getLogger("idp.keys")
 
-#: Per key file: name, device, inode, size, modification time (ns).
-Fingerprint = tuple[tuple[str, int, int, int, int], ...]
+#: Per key file: name, device, inode, size, modification and status-change times (ns; the
+#: latter moves on chmod, so a file made readable again is read again).
+Fingerprint = tuple[tuple[str, int, int, int, int, int], ...]
 
 
 def directory_fingerprint(directory: Path) -> Fingerprint:
@@ -49,7 +50,14 @@ def directory_fingerprint(directory: Path) -> Fingerprint:
         except OSError as exc:  # removed between the listing and now
             raise KeySetError(f"{path}: cannot read key file ({exc.strerror})") from exc
         entries.append(
-            (path.name, status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+            (
+                path.name,
+                status.st_dev,
+                status.st_ino,
+                status.st_size,
+                status.st_mtime_ns,
+                status.st_ctime_ns,
+            )
         )
     return tuple(entries)
 
