@@ -93,6 +93,7 @@ class TokenLoad:
     issuer: str
     audience: str
     api: ResourceApi
+    address: str  # the load's own X-Forwarded-For: rate-limit buckets are shared in Redis
     pause: float = 0.03
     issued: list[Issued] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -112,6 +113,7 @@ class TokenLoad:
                 url + "/oauth2/token",
                 data={"grant_type": "client_credentials", "scope": self.scope},
                 auth=(self.client_id, self.secret),
+                headers={"X-Forwarded-For": self.address},
             )
         except httpx.HTTPError as exc:
             return Issued(url, "", 0, 0, time.time(), f"no answer: {exc!r}")

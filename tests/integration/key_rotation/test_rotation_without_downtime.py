@@ -68,7 +68,7 @@ def test_rotating_the_signing_key_under_load_fails_no_validation(
         "SVC_KEY_DIR": str(key_dir),
         "SVC_JWKS_CACHE_SECONDS": str(CACHE),
         "SVC_KEY_RELOAD_SECONDS": str(RELOAD),
-        "SVC_TOKEN_PER_IP": "1000000",  # the whole load comes from one address
+        "SVC_TOKEN_PER_IP": "1000000",  # the whole load comes from one address (its own)
         "SVC_LOG_LEVEL": "INFO",  # the replicas' logs name every re-read
     }
     scope = tf.unique("reports:read")
@@ -85,7 +85,16 @@ def test_rotating_the_signing_key_under_load_fails_no_validation(
     up = time.time()
     urls = [r.url for r in replicas]
     api = ResourceApi([url + "/.well-known/jwks.json" for url in urls], lifespan=CACHE)
-    load = TokenLoad(urls, machine.client_id, machine.secret, scope, stack.issuer, audience, api)
+    load = TokenLoad(
+        urls,
+        machine.client_id,
+        machine.secret,
+        scope,
+        stack.issuer,
+        audience,
+        api,
+        address=tf.fresh_address(),
+    )
     sampler = JwksSampler(urls)
     threads = [threading.Thread(target=load.run), threading.Thread(target=sampler.run)]
     started = time.time()
