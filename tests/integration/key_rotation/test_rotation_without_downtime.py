@@ -34,8 +34,8 @@ pytestmark = pytest.mark.integration
 
 CACHE = 4  # SVC_JWKS_CACHE_SECONDS, and the resource API's cache lifetime
 RELOAD = 1  # SVC_KEY_RELOAD_SECONDS
-#: How late, at most, a replica may publish a key written by ``idp keys rotate`` beyond
-#: the reload interval: its read itself, and the sampler's period, on a loaded machine.
+#: How late, at most, a worker may publish a key written by ``idp keys rotate`` beyond
+#: the reload interval: the read itself, on a loaded machine.
 SLACK = 0.5
 
 
@@ -150,12 +150,12 @@ def test_rotating_the_signing_key_under_load_fails_no_validation(
     }
     assert directives == {(f"max-age={CACHE}", "public")}
     for kid, activation in ((second_kid, second), (third_kid, third)):
+        published_by = activation - CACHE + SLACK  # every worker of every replica
         for url in urls:
-            first_seen = min(s.received for s in sampler.served if s.url == url and kid in s.kids)
-            assert first_seen <= activation - CACHE + SLACK, (url, kid, first_seen, activation)
-            assert all(
-                kid in s.kids for s in sampler.served if s.url == url and s.started >= first_seen
-            )
+            later = [s for s in sampler.served if s.url == url and s.started >= published_by]
+            assert later, (url, kid)
+            missing = [s for s in later if kid not in s.kids]
+            assert missing == [], (url, kid, activation, missing[:3])
 
     # The resource API fetched the JWKS only when its cache expired, never for an unknown kid.
     assert [f for f in api.fetches if f.refresh] == []
