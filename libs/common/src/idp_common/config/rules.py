@@ -62,6 +62,7 @@ def validate(settings: Settings) -> list[str]:
             )
     problems.extend(_validate_services(settings))
     problems.extend(_validate_face(settings))
+    problems.extend(_validate_key_rotation(settings))
     if settings.session_cookie_host_prefix and not settings.is_prod:
         problems.append(
             "SVC_SESSION_COOKIE_HOST_PREFIX: needs SVC_ENV=prod (a __Host- cookie must be "
@@ -81,6 +82,16 @@ def _validate_face(settings: Settings) -> list[str]:
         problems.append("SVC_FACE_WORKERS: must be 0 (automatic) or a number of processes")
     if settings.face_signin not in FACE_SIGNIN_MODES:
         problems.append(f"SVC_FACE_SIGNIN: must be one of {', '.join(FACE_SIGNIN_MODES)}")
+    return problems
+
+
+def _validate_key_rotation(settings: Settings) -> list[str]:
+    """The JWKS cache lifetime and the key directory's reload interval."""
+    problems: list[str] = []
+    if settings.jwks_cache_seconds < 0:
+        problems.append("SVC_JWKS_CACHE_SECONDS: must be 0 (no caching) or a number of seconds")
+    if settings.key_reload_seconds < 1:
+        problems.append("SVC_KEY_RELOAD_SECONDS: must be at least 1 (second)")
     return problems
 
 

@@ -9,6 +9,7 @@ import msgspec
 from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.constants import (
     ACCESS_TOKEN_TTL_SECONDS,
+    DISCOVERY_MAX_AGE_SECONDS,
     RECENT_SIGN_IN_MAX_AGE_SECONDS,
     RESET_PER_IP_LIMIT,
     SESSION_COOKIE_NAME,
@@ -54,6 +55,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_url: str = "smtp://127.0.0.1:1025"
     smtp_from: str = "Identity provider <no-reply@localhost>"
     key_dir: str = "var/keys"
+    # Signing-key rotation (docs/operations.md "Signing keys"): the JWKS and discovery
+    # max-age, and how often every process re-reads key_dir; a rotated key signs only
+    # after both have passed.
+    jwks_cache_seconds: int = DISCOVERY_MAX_AGE_SECONDS
+    key_reload_seconds: int = 10
     secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
 
     access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS

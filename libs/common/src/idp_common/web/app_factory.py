@@ -151,7 +151,13 @@ def create_service_app(
         exception_handlers=exception_handlers(),
         openapi_config=None if settings.is_prod else _openapi(name),
         cors_config=_cors(settings),
-        lifespan=[close_resources, _check_redis(held), *lifespans, _freeze_when_started],
+        lifespan=[
+            close_resources,
+            _check_redis(held),
+            held.key_ring.reloading,
+            *lifespans,
+            _freeze_when_started,
+        ],
         after_exception=list(after_exception),
         debug=False,
         request_class=JSONBodyRequest,  # a JSON body nobody can decode is a 400, not a 500

@@ -37,6 +37,8 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "smtp_url": ("smtps://mail.internal:465", "smtps://mail.internal:465"),
     "smtp_from": ("Example <no-reply@example.com>", "Example <no-reply@example.com>"),
     "key_dir": ("/etc/idp/keys", "/etc/idp/keys"),
+    "jwks_cache_seconds": ("600", 600),
+    "key_reload_seconds": ("5", 5),
     "secrets_key": ("A" * 43, "A" * 43),
     "access_token_ttl": ("300", 300),
     "token_per_ip": ("60", 60),

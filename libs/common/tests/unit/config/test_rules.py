@@ -151,6 +151,8 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_FACE_THRESHOLD", "0"),
         ("SVC_FACE_MIN_SIZE", "10"),
         ("SVC_FACE_WORKERS", "-1"),
+        ("SVC_JWKS_CACHE_SECONDS", "-1"),
+        ("SVC_KEY_RELOAD_SECONDS", "0"),
     ],
 )
 def test_other_rules(name: str, raw: str) -> None:
@@ -168,6 +170,8 @@ def test_other_rules(name: str, raw: str) -> None:
         ("SVC_SMTP_URL", "smtp://mail:25"),
         ("SVC_S3_ENDPOINT_URL", ""),
         ("SVC_NATS_PREFIX", "idp_t_0a1b"),
+        ("SVC_JWKS_CACHE_SECONDS", "0"),
+        ("SVC_KEY_RELOAD_SECONDS", "1"),
     ],
 )
 def test_other_valid_values(name: str, raw: str) -> None:
