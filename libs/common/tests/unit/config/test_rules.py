@@ -151,6 +151,7 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_FACE_THRESHOLD", "0"),
         ("SVC_FACE_MIN_SIZE", "10"),
         ("SVC_FACE_WORKERS", "-1"),
+        ("SVC_LOG_FORMAT", "xml"),
     ],
 )
 def test_other_rules(name: str, raw: str) -> None:
@@ -168,6 +169,8 @@ def test_other_rules(name: str, raw: str) -> None:
         ("SVC_SMTP_URL", "smtp://mail:25"),
         ("SVC_S3_ENDPOINT_URL", ""),
         ("SVC_NATS_PREFIX", "idp_t_0a1b"),
+        ("SVC_LOG_FORMAT", "json"),
+        ("SVC_LOG_FORMAT", "text"),
     ],
 )
 def test_other_valid_values(name: str, raw: str) -> None:
