@@ -35,6 +35,21 @@ __all__ = ["configure_logging", "dict_config", "formatter"]
 
 #: Loggers that keep handlers of their own unless told otherwise: Granian's.
 _GRANIAN_LOGGERS: Final = ("_granian", "granian.access")
+#: Libraries that log values at DEBUG or INFO, held at WARNING whatever ``SVC_LOG_LEVEL``
+#: says: SQLAlchemy's engine logs statements and result rows (password hashes, emails,
+#: token digests), botocore its signed requests, httpx every URL it calls (a registered
+#: back-channel URI may carry a key in its query), urllib3 the exporter's calls.
+QUIET_LIBRARIES: Final = (
+    "sqlalchemy",
+    "botocore",
+    "boto3",
+    "aiobotocore",
+    "aioboto3",
+    "s3transfer",
+    "httpx",
+    "httpcore",
+    "urllib3",
+)
 _TRACEBACKS: Final = logging.Formatter()
 
 
@@ -133,7 +148,10 @@ def dict_config(*, service: str, level: str, fmt: str) -> dict[str, Any]:
             }
         },
         "root": {"handlers": ["stdout"], "level": level.upper()},
-        "loggers": {name: {"handlers": [], "propagate": True} for name in _GRANIAN_LOGGERS},
+        "loggers": {
+            **{name: {"handlers": [], "propagate": True} for name in _GRANIAN_LOGGERS},
+            **{name: {"level": "WARNING"} for name in QUIET_LIBRARIES},
+        },
     }
 
 

@@ -6,7 +6,8 @@ chooses it. A caller reaching a service's own port (another service, a load bala
 test) may send one: it is kept when it is well formed (1 to 64 letters, digits and
 ``._:-``, so it cannot break a log line or a header), otherwise a new one is made. The id
 is returned in the response's ``X-Request-Id``, so a person reporting a problem can quote
-it.
+it. At ``SVC_LOG_LEVEL=DEBUG`` each request also ends with one line, ``idp.request``:
+method, route template, status and duration (never the path's values or the query).
 
 :class:`RequestContext` is an app middleware (Litestar runs those after routing): it also
 names the server span after the route template when tracing is on, which the span's
@@ -15,8 +16,10 @@ start, before routing, cannot.
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
+import time
 from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import Any, Final
@@ -28,6 +31,7 @@ from opentelemetry import trace
 HEADER: Final = b"x-request-id"
 _WELL_FORMED: Final = re.compile(rb"[A-Za-z0-9._:-]{1,64}")
 _REQUEST_ID: ContextVar[str | None] = ContextVar("idp_request_id", default=None)
+log = logging.getLogger("idp.request")
 
 
 def current_request_id() -> str | None:
@@ -66,15 +70,24 @@ class RequestContext:
         if self.name_spans:
             _name_server_span(scope, request_id)
 
+        status = 0
+
         async def send_with_id(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 message["headers"] = [*message.get("headers", ()), echoed]
             await send(message)
 
         token = _REQUEST_ID.set(request_id)
+        started = time.perf_counter()
         try:
             await self.app(scope, receive, send_with_id)
         finally:
+            if log.isEnabledFor(logging.DEBUG):
+                took = (time.perf_counter() - started) * 1000
+                route = scope.get("path_template") or "(no route)"
+                log.debug("%s %s %d %.1f ms", scope.get("method"), route, status, took)
             _REQUEST_ID.reset(token)
 
 
