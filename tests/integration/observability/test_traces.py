@@ -128,7 +128,9 @@ def test_a_logout_trace_reaches_the_dispatcher_and_its_back_channel_post(traced:
     assert "?" not in json.dumps(server.attributes), server.attributes  # no query string
 
     def reached_receiver(spans: list[ReceivedSpan]) -> bool:
-        return any(s.kind == "client" and s.service == "idp-logout-dispatcher" for s in spans)
+        """The POST, its fan-out and the publication, each exported when it ended."""
+        kinds = {s.kind for s in spans if s.service == "idp-logout-dispatcher"}
+        return {"producer", "consumer", "client"} <= kinds and any(s.name == "POST" for s in spans)
 
     spans = trace_when(collector, server.trace_id, reached_receiver)
     by_id = {span.span_id: span for span in spans}
