@@ -89,13 +89,16 @@ def _give_query_back(app: Any) -> Callable[..., Any]:
     return with_query
 
 
-def server_middleware() -> DefineMiddleware:
+def server_middleware(provider: trace.TracerProvider | None = None) -> DefineMiddleware:
+    """The server span of every request but :data:`UNTRACED_PATHS` (``provider``: the
+    process's, unless given)."""
     sanitize_always()
     config = OpenTelemetryConfig(
         scope_span_details_extractor=_method_only,
         exclude=list(UNTRACED_PATHS),
         exclude_spans=["receive", "send"],
         middleware_class=WithoutQueryString,
+        tracer_provider=provider,
     )
     return config.middleware
 
