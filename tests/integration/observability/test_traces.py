@@ -8,14 +8,17 @@ receiver in the test process,
     ``traceparent``, the relay publishes it in a producer span, the dispatcher's fan-out
     span is that span's child and the back-channel POST the fan-out's; the receiver gets
     the same trace in its ``traceparent`` header, and the query string (``id_token_hint``)
-    is in no span.
+    is in no span;
+(c) a worker that stops exports the spans still waiting in its batch.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 
+import httpx
 import pytest
 
 from tests.harness import oidc, records
@@ -161,3 +164,24 @@ def test_a_logout_trace_reaches_the_dispatcher_and_its_back_channel_post(traced:
     assert_no_secret(
         spans, {**session.secrets(), "logout token": delivered[0].form["logout_token"]}
     )
+
+
+def test_a_worker_flushes_its_spans_when_it_stops(traced: Traced) -> None:
+    """Spans still waiting in the batch processor are exported when the service stops
+    (SIGTERM), not lost: here the batch would wait ten minutes."""
+    stack, collector = traced.stack, traced.collector
+    process = stack.start_service("token", {"OTEL_BSP_SCHEDULE_DELAY": "600000"})
+    try:
+        stack.wait_until_up(process)
+        answer = httpx.get(process.url + "/.well-known/openid-configuration", timeout=10)
+        assert answer.status_code == 200
+        request_id = answer.headers["x-request-id"]
+        time.sleep(1)
+        assert not [
+            s for s in collector.snapshot() if s.attributes.get("idp.request_id") == request_id
+        ]
+    finally:
+        process.stop()
+        stack.processes.remove(process)
+    assert process.popen.returncode == 0, process.log_tail()
+    server_span(collector, "idp-token", "GET /.well-known/openid-configuration", request_id)
