@@ -9,7 +9,9 @@ receiver in the test process,
     span is that span's child and the back-channel POST the fan-out's; the receiver gets
     the same trace in its ``traceparent`` header, and the query string (``id_token_hint``)
     is in no span;
-(c) a worker that stops exports the spans still waiting in its batch.
+(c) a worker that stops exports the spans still waiting in its batch;
+(d) the public proxy drops a caller's ``traceparent`` (a trace of its own begins), a
+    service's own port continues it.
 """
 
 from __future__ import annotations
@@ -185,3 +187,19 @@ def test_a_worker_flushes_its_spans_when_it_stops(traced: Traced) -> None:
         stack.processes.remove(process)
     assert process.popen.returncode == 0, process.log_tail()
     server_span(collector, "idp-token", "GET /.well-known/openid-configuration", request_id)
+
+
+def test_the_proxy_drops_a_callers_trace_context_and_a_service_port_keeps_it(
+    traced: Traced,
+) -> None:
+    stack, collector = traced.stack, traced.collector
+    chosen = "4bf92f3577b34da6a3ce929d0e0e4736"
+    headers = {"traceparent": f"00-{chosen}-00f067aa0ba902b7-01", "baggage": "k=v"}
+    discovery = "/.well-known/openid-configuration"
+    public = httpx.get(stack.proxy_url + discovery, headers=headers, timeout=10)
+    internal = httpx.get(stack.service_url("token") + discovery, headers=headers, timeout=10)
+    name = f"GET {discovery}"
+    outside = server_span(collector, "idp-token", name, public.headers["x-request-id"])
+    assert outside.trace_id != chosen and outside.parent_id == ""  # a trace of its own
+    inside = server_span(collector, "idp-token", name, internal.headers["x-request-id"])
+    assert inside.trace_id == chosen and inside.parent_id == "00f067aa0ba902b7"
