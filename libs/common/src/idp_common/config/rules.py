@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from idp_common.config.settings import FACE_SIGNIN_MODES, Settings
+from idp_common.config.settings import FACE_SIGNIN_MODES, LOG_FORMATS, Settings
 from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.caller_address import parse_trusted_networks
 
@@ -63,6 +63,8 @@ def validate(settings: Settings) -> list[str]:
     problems.extend(_validate_services(settings))
     problems.extend(_validate_face(settings))
     problems.extend(_validate_key_rotation(settings))
+    if settings.log_format not in LOG_FORMATS:
+        problems.append(f"SVC_LOG_FORMAT: must be one of {', '.join(LOG_FORMATS)}")
     if settings.session_cookie_host_prefix and not settings.is_prod:
         problems.append(
             "SVC_SESSION_COOKIE_HOST_PREFIX: needs SVC_ENV=prod (a __Host- cookie must be "

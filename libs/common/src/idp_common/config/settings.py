@@ -24,6 +24,9 @@ Environment = Literal["dev", "prod"]
 #: lets a face replace the password (a weaker sign-in of its own ``acr``);
 #: ``second_factor`` accepts a face only after the password; ``off`` never asks for one.
 FACE_SIGNIN_MODES: tuple[str, ...] = ("first_factor", "second_factor", "off")
+#: How log lines are written (``SVC_LOG_FORMAT``, docs/operations.md "Traces and logs"):
+#: ``json``, one JSON object a line, for collectors; ``text``, one readable line, for people.
+LOG_FORMATS: tuple[str, ...] = ("json", "text")
 
 
 class SettingsError(Exception):
@@ -91,6 +94,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     session_cookie_host_prefix: bool = False
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
     log_level: str = "INFO"
+    log_format: str = "json"  # one of LOG_FORMATS
 
     @property
     def is_prod(self) -> bool:

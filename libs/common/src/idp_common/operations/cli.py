@@ -177,6 +177,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
 
     from idp_common.crypto.keys import KeySetError, load_key_set
     from idp_common.crypto.passwords import WORKERS_ENV
+    from idp_common.observability.logs import dict_config
 
     # Every service holds the key set. Read it once here: a key file that cannot be read
     # stops the start with one line naming it, instead of workers that fail to start
@@ -198,6 +199,10 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         # this Granian shuts the whole service down (make chaos, fault 5).
         respawn_failed_workers=True,
         log_access=False,  # query strings may carry tokens (id_token_hint): never logged
+        # Granian's own lines in the services' format (JSON by default)
+        log_dictconfig=dict_config(
+            service=args.service, level=settings.log_level, fmt=settings.log_format
+        ),
     ).serve()
     return 0
 

@@ -57,6 +57,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "backchannel_allow_private": ("1", True),
     "session_cookie_host_prefix": ("true", True),
     "log_level": ("DEBUG", "DEBUG"),
+    "log_format": ("text", "text"),
 }
 
 

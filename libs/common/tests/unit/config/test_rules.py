@@ -153,6 +153,7 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_FACE_WORKERS", "-1"),
         ("SVC_JWKS_CACHE_SECONDS", "-1"),
         ("SVC_KEY_RELOAD_SECONDS", "0"),
+        ("SVC_LOG_FORMAT", "xml"),
     ],
 )
 def test_other_rules(name: str, raw: str) -> None:
@@ -172,6 +173,8 @@ def test_other_rules(name: str, raw: str) -> None:
         ("SVC_NATS_PREFIX", "idp_t_0a1b"),
         ("SVC_JWKS_CACHE_SECONDS", "0"),
         ("SVC_KEY_RELOAD_SECONDS", "1"),
+        ("SVC_LOG_FORMAT", "json"),
+        ("SVC_LOG_FORMAT", "text"),
     ],
 )
 def test_other_valid_values(name: str, raw: str) -> None:

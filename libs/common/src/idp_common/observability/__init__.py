@@ -1,0 +1,18 @@
+"""What an operator watches a service by: log lines and traces (issue 22; docs/operations.md
+"Traces and logs").
+
+- :mod:`.logs`: every log line of a service process, its own, Granian's and the
+  libraries', one JSON object (or one readable line), with the service, the request id and
+  the current trace.
+- :mod:`.request_context`: the request id of each request (the proxy's ``X-Request-Id``),
+  and the name of its server span.
+- :mod:`.tracing`: OpenTelemetry traces, exported over OTLP/HTTP only when
+  ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set; :mod:`.tracing_sdk`, the SDK side, is loaded
+  only then.
+
+The trace context an event carries from its writer to its consumer lives beside the
+events (``idp_common.events.trace_context``).
+
+Layer: beside ``idp_common.web``, which wires it into every service; imports config, the
+log redaction of ``idp_common.web.log_redaction`` and nothing above.
+"""
