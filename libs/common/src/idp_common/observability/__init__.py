@@ -13,6 +13,8 @@
 The trace context an event carries from its writer to its consumer lives beside the
 events (``idp_common.events.trace_context``).
 
-Layer: beside ``idp_common.web``, which wires it into every service; imports config, the
-log redaction of ``idp_common.web.log_redaction`` and nothing above.
+- :mod:`.log_redaction`: PostgreSQL's ``DETAIL`` values hidden in every log record.
+
+Layer: below ``idp_common.web``, which wires it into every service; above the use cases;
+imports only ``idp_common.config`` of the project (``pyproject.toml``, import-linter).
 """

@@ -11,8 +11,8 @@ request: start-up, the relay, the consumer) and, when a span is current, ``trace
 ``span_id``; an exception is one ``exception`` field.
 
 What stays out: access lines (Granian's are off: query strings carry ``id_token_hint``),
-PostgreSQL's ``DETAIL`` values (``idp_common.web.log_redaction``, applied to the message and
-to the traceback here, since the traceback is formatted again from the exception), and
+PostgreSQL's ``DETAIL`` values (:mod:`.log_redaction`, applied to the message and to the
+traceback here, since the traceback is formatted again from the exception), and
 whatever the code never logs (secrets, codes, tokens, passwords).
 """
 
@@ -28,8 +28,8 @@ from opentelemetry import trace
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 from idp_common.config import Settings
+from idp_common.observability import log_redaction
 from idp_common.observability.request_context import current_request_id
-from idp_common.web import log_redaction
 
 __all__ = ["configure_logging", "dict_config", "formatter"]
 

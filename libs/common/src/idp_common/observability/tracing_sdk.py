@@ -35,7 +35,7 @@ from opentelemetry.sdk.trace import Event, ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.trace import Status
 
-from idp_common.web.log_redaction import redact
+from idp_common.observability.log_redaction import redact
 
 SANITIZE_VARIABLE: Final = "OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_SANITIZE_FIELDS"
 #: Header names (regular expressions, searched case-insensitively) never recorded.
@@ -121,7 +121,7 @@ def start(name: str) -> TracerProvider:
 class ScrubbingExporter(SpanExporter):
     """Exports spans with PostgreSQL's ``DETAIL`` values hidden: a failed statement's
     error (``exception.message``, the traceback, the status description) names the row
-    or key it refused, as in the log (``idp_common.web.log_redaction``)."""
+    or key it refused, as in the log (``idp_common.observability.log_redaction``)."""
 
     def __init__(self, inner: SpanExporter) -> None:
         self._inner = inner
