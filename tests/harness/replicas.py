@@ -61,6 +61,27 @@ def terminate(process: Process, timeout: float) -> int | None:
         return None
 
 
+def terminate_all(stack: Stack, timeout: float = 60) -> None:
+    """SIGTERM to every process of the stack at once, then wait for each (their drains
+    overlap instead of adding up)."""
+    running = [p for p in stack.processes if p.popen.poll() is None]
+    for process in running:
+        process.popen.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for process in running:
+        try:
+            process.popen.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.popen.kill()
+            process.popen.wait(5)
+
+
+def freeze(process: Process) -> None:
+    """SIGSTOP to the whole replica: it accepts connections (the kernel does) and answers
+    nothing, so whatever the proxy sends it stays in flight until it is killed."""
+    os.killpg(process.popen.pid, signal.SIGSTOP)
+
+
 def kill(stack: Stack, process: Process) -> None:
     """SIGKILL to the whole replica at once (its master and workers), then forget it."""
     os.killpg(process.popen.pid, signal.SIGKILL)

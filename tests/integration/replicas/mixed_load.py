@@ -9,6 +9,8 @@ is what tells a request that was in flight at a given moment from one that start
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -26,11 +28,14 @@ from tests.harness.api import create_administrator
 from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
 
-#: Kinds that reach the token service (every kind of the chaos load does: sign-in and
-#: logout go through /oauth2/authorize, the code exchange and /oauth2/logout).
-TOKEN_KINDS = frozenset(
-    {"client_credentials", "refresh", "authorize", "userinfo", "sign-in", "logout"}
-)
+#: The kinds of the load (each a loop of its own).
+LOAD_KINDS = frozenset(
+    {"client_credentials", "refresh", "authorize", "userinfo", "sign-in", "logout", "admin",
+     "entity"}
+)  # fmt: skip
+#: Kinds that reach the token service: all but the API reads (sign-in and logout go
+#: through /oauth2/authorize, the code exchange and /oauth2/logout), and the burst.
+TOKEN_KINDS = (LOAD_KINDS - {"admin", "entity"}) | {"burst"}
 TOKEN_TTL = 3600  # the bearer tokens of the API reads outlive the module
 
 
@@ -104,9 +109,34 @@ def _token(stack: Stack, subject: str, scopes: Iterable[str]) -> str:
     )
 
 
+async def _burst(plan: LoadPlan, n: int, outcomes: list[Outcome]) -> None:
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=0)
+    async with httpx.AsyncClient(
+        base_url=plan.base_url, timeout=flows.TIMEOUT, limits=limits
+    ) as http:
+
+        async def one() -> None:
+            outcome, _ = await flows.run_one(
+                "burst", lambda: flows.client_credentials(http, plan.client, plan.api_scope)
+            )
+            outcomes.append(outcome)
+
+        await asyncio.gather(*(one() for _ in range(n)))
+
+
+def burst(plan: LoadPlan, n: int) -> tuple[threading.Thread, list[Outcome]]:
+    """``n`` client_credentials token requests sent at once (kind ``burst``), in a thread
+    of their own: many POSTs in flight on every token replica at the same moment. The
+    list fills as they are answered."""
+    outcomes: list[Outcome] = []
+    thread = threading.Thread(target=lambda: asyncio.run(_burst(plan, n, outcomes)))
+    thread.start()
+    return thread, outcomes
+
+
 def between(load: Load, start: float, end: float) -> list[Outcome]:
-    """The iterations that started in [start, end]."""
-    return [o for o in list(load.outcomes) if start <= o.started <= end]
+    """The iterations that ran (if only in part) between ``start`` and ``end``."""
+    return [o for o in list(load.outcomes) if o.started <= end and o.ended >= start]
 
 
 def counts(outcomes: Iterable[Outcome]) -> str:
