@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -65,6 +66,17 @@ def get(port: int, path: str) -> Answer:
     with connect(port) as conn:
         send_get(conn, path)
         return read_answer(conn)
+
+
+def established_to(port: int) -> int:
+    """How many TCP connections to ``port`` on this machine are open (the server's side,
+    from /proc/net/tcp: local port ``port``, state ESTABLISHED)."""
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local_port = int(fields[1].rsplit(":", 1)[1], 16)
+        count += local_port == port and fields[3] == "01"
+    return count
 
 
 def closed_by_peer(conn: socket.socket) -> bool:

@@ -13,7 +13,10 @@ import json
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 
 from tests.harness.process import Process
@@ -137,3 +140,49 @@ def test_a_second_signal_during_the_drain_stops_at_once(extra_processes: Stack) 
     assert wait_for_exit(process, 30) == 0, process.log_tail()
     assert time.monotonic() - signalled < 30  # not the 60 s drain
     assert "Stop signal during the drain: stopping now" in process.log_tail(200)
+
+
+def wait_for(check: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_the_proxy_holds_no_idle_connection_to_a_replica_when_its_drain_ends(
+    extra_processes: Stack,
+) -> None:
+    """What makes a rolling restart safe for POSTs: when Granian stops and closes idle
+    connections, nginx must hold none, or a request it sends on one at that moment is
+    lost (nginx never re-sends a POST it began to send). nginx closes a pooled connection
+    after the upstream keepalive_timeout (here 1 s) and never pools one whose response
+    said ``Connection: close`` (every response of a draining replica)."""
+    stack = extra_processes
+    drain = 5.0
+    process = start_token_service(stack, drain, timeout=20)
+    ports = {**stack.service_ports, "token": process.port}
+    view = Stack(stack.run_id, stack.work_dir, stack.db_name, stack.env, 0, ports)
+    keepalive = ("--upstream-keepalive-timeout", "1", "--drain-seconds", str(drain))
+    proxy = view.start_proxy(name="drainproxy", extra_args=keepalive)
+    stack.processes.append(proxy)
+    stack.wait_until_up(proxy, "/console/")
+    discovery = proxy.url + "/.well-known/openid-configuration"
+
+    with ThreadPoolExecutor(6) as pool:  # several at once: nginx opens and pools several
+        assert set(pool.map(lambda _: httpx.get(discovery).status_code, range(12))) == {200}
+    pooled = rawhttp.established_to(process.port)
+    assert pooled >= 1
+
+    process.popen.send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
+    assert wait_for(lambda: rawhttp.get(process.port, "/health/ready").status == 503, 2)
+    # Idle pooled connections are closed by nginx within its keepalive timeout...
+    assert wait_for(lambda: rawhttp.established_to(process.port) == 0, drain - 2)
+    # ... and one used during the drain is not pooled again.
+    assert httpx.get(discovery).status_code == 200
+    assert wait_for(lambda: rawhttp.established_to(process.port) == 0, 0.5)
+    assert time.monotonic() - signalled < drain, "the drain ended before the checks"
+    assert process.popen.poll() is None
+    assert wait_for_exit(process, 30) == 0, process.log_tail()
