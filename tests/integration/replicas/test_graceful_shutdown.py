@@ -3,8 +3,9 @@
 SIGTERM to a replica's master: for ``SVC_SHUTDOWN_DRAIN_SECONDS`` ready answers 503
 ``{"status": "draining"}`` while every request is still served, each answer closing its
 connection; then new connections are refused, requests in flight finish (within
-``SVC_SHUTDOWN_TIMEOUT_SECONDS``), and the process exits 0. A real token service with two
-Granian workers, real sockets; the slow request is a client that sends its body slowly.
+``SVC_SHUTDOWN_TIMEOUT_SECONDS``), and the process exits 0. A real token service (two
+Granian workers in the first test: both drain), real sockets; the slow request is a client
+that sends its body slowly.
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ pytestmark = pytest.mark.integration
 BODY = b"grant_type=client_credentials&client_id=nobody&client_secret=wrong"
 
 
-def start_token_service(stack: Stack, drain: float, timeout: float) -> Process:
+def start_token_service(stack: Stack, drain: float, timeout: float, workers: int = 1) -> Process:
     overrides = {
         "SVC_SHUTDOWN_DRAIN_SECONDS": str(drain),
         "SVC_SHUTDOWN_TIMEOUT_SECONDS": str(timeout),
     }
-    process = stack.start_service("token", overrides, workers=2)
+    process = stack.start_service("token", overrides, workers=workers)
     stack.wait_until_up(process)
     return process
 
@@ -57,7 +58,7 @@ def test_sigterm_drains_then_stops_accepting_and_finishes_what_is_in_flight(
     extra_processes: Stack,
 ) -> None:
     drain = 4.0
-    process = start_token_service(extra_processes, drain, timeout=20)
+    process = start_token_service(extra_processes, drain, timeout=20, workers=2)
     port = process.port
     kept = rawhttp.connect(port)  # a keep-alive connection from before, as a proxy pools
     rawhttp.send_get(kept, "/health/live")
