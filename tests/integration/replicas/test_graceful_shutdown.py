@@ -143,6 +143,16 @@ def test_a_second_signal_during_the_drain_stops_at_once(extra_processes: Stack) 
     assert "Stop signal during the drain: stopping now" in process.log_tail(200)
 
 
+def test_sigint_stops_without_draining(extra_processes: Stack) -> None:
+    """Ctrl-C in a terminal reaches the workers too: no drain to wait for."""
+    process = start_token_service(extra_processes, drain=60, timeout=20)
+    process.popen.send_signal(signal.SIGINT)
+    signalled = time.monotonic()
+    assert wait_for_exit(process, 30) == 0, process.log_tail()
+    assert time.monotonic() - signalled < 30  # not the 60 s drain
+    assert "Draining" not in process.log_tail(200)
+
+
 def wait_for(check: Callable[[], bool], seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

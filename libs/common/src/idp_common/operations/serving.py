@@ -7,19 +7,20 @@ A proxy that pooled one of those idle connections may be sending a request on it
 very moment; nginx never re-sends a POST that it has begun to send, so the client gets a
 502 although nothing went wrong (docs/operations.md "Rolling restart").
 
-:class:`DrainingGranian` puts a drain in front of that stop. On the first SIGTERM or
-SIGINT it creates the drain flag file (named by ``IDP_DRAIN_FLAG``, which it put in the
+:class:`DrainingGranian` puts a drain in front of that stop. On the first SIGTERM it
+creates the drain flag file (named by ``IDP_DRAIN_FLAG``, which it put in the
 environment before the workers were spawned: every worker, a respawned one too, watches
 it, see :mod:`idp_common.web.shutdown`), keeps serving for ``drain_seconds`` (ready
 answers 503, every response closes its connection), then lets Granian stop as above,
-bounded by ``workers_kill_timeout`` (``SVC_SHUTDOWN_TIMEOUT_SECONDS``). A second signal
-during the drain stops at once. The process exits 0.
+bounded by ``workers_kill_timeout`` (``SVC_SHUTDOWN_TIMEOUT_SECONDS``). A second SIGTERM
+during the drain, or a SIGINT, stops at once. The process exits 0.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 import threading
 from collections.abc import Callable
@@ -51,8 +52,13 @@ class DrainingGranian(MPServer):
             shutil.rmtree(folder, ignore_errors=True)
 
     def signal_handler_interrupt(self, *args: Any, **kwargs: Any) -> None:
-        """SIGTERM or SIGINT (Granian calls this in the main thread)."""
+        """SIGTERM or SIGINT (Granian calls this in the main thread with the signal's
+        number). SIGINT stops at once: it is Ctrl-C in a terminal, which reaches the
+        workers too, and they have already stopped."""
         stop: Callable[..., None] = super().signal_handler_interrupt  # Granian's own
+        if args and args[0] == signal.SIGINT:
+            stop(*args, **kwargs)
+            return
         if self._drain is not None or self._flag is None:
             logger.info("Stop signal during the drain: stopping now")
             if self._drain is not None:
