@@ -57,7 +57,7 @@ def refused(port: int) -> bool:
 def test_sigterm_drains_then_stops_accepting_and_finishes_what_is_in_flight(
     extra_processes: Stack,
 ) -> None:
-    drain = 4.0
+    drain = 5.0
     process = start_token_service(extra_processes, drain, timeout=20, workers=2)
     port = process.port
     kept = rawhttp.connect(port)  # a keep-alive connection from before, as a proxy pools
@@ -77,13 +77,17 @@ def test_sigterm_drains_then_stops_accepting_and_finishes_what_is_in_flight(
     assert json.loads(ready.body) == {"status": "draining"}
     assert ready.closes
 
-    # Still serving during the drain, on new connections (both workers) and the kept one.
-    served = []
+    # Each worker checks the flag every 0.2 s: a second later both have seen it. Still
+    # serving, on new connections (they reach both workers) and on the kept one.
+    time.sleep(1)
+    served, probes = [], []
     while time.monotonic() - signalled < drain - 1:
         served.append(rawhttp.get(port, "/.well-known/openid-configuration"))
+        probes.append(rawhttp.get(port, "/health/ready").status)
     assert len(served) >= 10
     assert {a.status for a in served} == {200}
     assert all(a.closes for a in served)
+    assert set(probes) == {503}
     rawhttp.send_get(kept, "/health/live")
     on_kept = rawhttp.read_answer(kept)
     assert on_kept.status == 200

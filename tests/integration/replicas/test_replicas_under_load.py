@@ -13,7 +13,7 @@ for the exit, start it again, wait until ready, next), the services side by side
 orchestrator restarts its deployments: no request fails, no back-channel event is lost.
 
 Run with ``-s`` to see the counts. The stack is this module's own: its per-address limits
-are opened (the whole load comes from 127.0.0.1), each replica drains 2 s on SIGTERM
+are opened (the whole load comes from 127.0.0.1), each replica drains 3 s on SIGTERM
 (the proxy keeps idle connections 1 s and skips a failed replica 1 s, both below it),
 and no face model processes start (``SVC_SECRETS_KEY`` empty: they would only make each
 replica slower to start on two cores; face sign-in is not part of the load).
@@ -46,7 +46,7 @@ from tests.integration.replicas.mixed_load import (
 pytestmark = pytest.mark.integration
 
 REPLICAS = {"token": 3, "authui-api": 2, "admin": 2, "entity": 2}
-DRAIN_S, TIMEOUT_S = 2, 20
+DRAIN_S, TIMEOUT_S = 3, 20
 SETTINGS = {
     "SVC_TOKEN_PER_IP": "10000000",
     "SVC_CHALLENGE_PER_IP": "10000000",
