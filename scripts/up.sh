@@ -23,9 +23,9 @@ ensure_python
 ensure_frontends
 mkdir -p "$RUN" "$LOG"
 
-# The proxy's port: deploy/stack.toml (compose.yaml and deploy/kubernetes/ are tested
-# against it). The services' base ports there are idp serve's defaults (DEFAULT_PORTS,
-# held equal by tests/deploy), from which the replica plan below starts.
+# The services, their ports and the proxy's port: deploy/stack.toml (compose.yaml and
+# deploy/kubernetes/ are tested against it). The services' ports are the first replicas'.
+eval "declare -A PORTS=($(python3 deploy/stack.py ports))"
 LISTEN=${IDP_LISTEN:-127.0.0.1:$(python3 deploy/stack.py proxy-port)}
 PROXY_PORT=${LISTEN##*:}
 
@@ -43,7 +43,8 @@ set -a; . "$VAR/idp.env"; set +a
 SVC_REPLICAS=${CALLER_REPLICAS:-${SVC_REPLICAS:-}}
 IDP="$ROOT/.venv/bin/idp"
 # One line per replica: SERVICE INDEX PORT LABEL (the one parser of SVC_REPLICAS).
-REPLICAS=$("$ROOT/.venv/bin/python" -m idp_common.operations.replicas "$SVC_REPLICAS") \
+bases=(); for name in "${!PORTS[@]}"; do bases+=(--base "$name=${PORTS[$name]}"); done
+REPLICAS=$("$ROOT/.venv/bin/python" -m idp_common.operations.replicas "$SVC_REPLICAS" "${bases[@]}") \
   || die "SVC_REPLICAS=$SVC_REPLICAS: see above (example: token=3,authui-api=2)"
 ensure_s3 "${SVC_S3_ENDPOINT_URL:-}"
 

@@ -115,3 +115,16 @@ def test_the_command_refuses_a_bad_value_with_status_2(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith("SVC_REPLICAS: token=0:")
+
+
+def test_the_command_takes_the_base_ports_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["token=2", "--base", "token=9101", "--base", "admin=9102"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["token 0 9101 token", "token 1 9111 token-1", "admin 0 9102 admin"]
+    assert lines[3] == "entity 0 8103 entity"
+
+
+@pytest.mark.parametrize("base", ["tokens=9101", "token=", "token=x"])
+def test_the_command_refuses_a_bad_base_port(capsys: pytest.CaptureFixture[str], base: str) -> None:
+    assert main(["--base", base]) == 2
+    assert capsys.readouterr().err.startswith(f"--base {base}:")

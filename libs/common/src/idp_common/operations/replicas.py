@@ -12,6 +12,7 @@ harness calls it directly. Nothing else reads ``SVC_REPLICAS``; the services nev
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -94,16 +95,27 @@ def replicas_of(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m idp_common.operations.replicas [VALUE]`` (default: ``$SVC_REPLICAS``):
-    one line ``SERVICE INDEX PORT LABEL`` per replica, or the problems and exit status 2."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    value = args[0] if args else os.environ.get(ENV_VAR, "")
+    """``python -m idp_common.operations.replicas [VALUE] [--base SERVICE=PORT ...]``
+    (VALUE default: ``$SVC_REPLICAS``; base ports default: ``idp serve``'s, which
+    tests/deploy holds equal to deploy/stack.toml): one line ``SERVICE INDEX PORT LABEL``
+    per replica, or the problems and exit status 2."""
+    parser = argparse.ArgumentParser(prog="python -m idp_common.operations.replicas")
+    parser.add_argument("value", nargs="?", default=os.environ.get(ENV_VAR, ""))
+    parser.add_argument("--base", action="append", default=[], metavar="SERVICE=PORT")
+    args = parser.parse_args(argv)
+    base = dict(DEFAULT_PORTS)
+    for pair in args.base:
+        name, _, port = pair.partition("=")
+        if name not in base or not port.isdigit():
+            print(f"--base {pair}: expected SERVICE=PORT of a known service", file=sys.stderr)
+            return 2
+        base[name] = int(port)
     try:
-        counts = parse_replicas(value)
+        counts = parse_replicas(args.value)
     except ReplicasError as exc:
         print(exc, file=sys.stderr)
         return 2
-    for replica in replicas_of(counts):
+    for replica in replicas_of(counts, base):
         print(replica.service, replica.index, replica.port, replica.label)
     return 0
 
