@@ -4,10 +4,10 @@
 # a signing key if none exists, seeds, creates an administrator, starts the five
 # services, the proxy, a local mail catcher and a local S3-compatible photo store (moto),
 # and prints the URL and the administrator's credentials.
-# SVC_REPLICAS=token=3,authui-api=2 (in the environment or var/idp.env) runs that many
-# processes of a service, replica i on its base port + 10*i, all behind the proxy; run
-# again with other counts, it starts the new replicas, reloads the proxy, then stops the
-# replicas no longer wanted (each drains first: docs/operations.md "Scaling").
+# SVC_REPLICAS=token=3,authui-api=2 (given in the environment, it is kept in var/idp.env)
+# runs that many processes of a service, replica i on its base port + 10*i, all behind the
+# proxy; run again with other counts, it starts the new replicas, reloads the proxy, then
+# stops the replicas no longer wanted (each drains first: docs/operations.md "Scaling").
 # Running it again changes nothing and prints the same.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +46,9 @@ IDP="$ROOT/.venv/bin/idp"
 bases=(); for name in "${!PORTS[@]}"; do bases+=(--base "$name=${PORTS[$name]}"); done
 REPLICAS=$("$ROOT/.venv/bin/python" -m idp_common.operations.replicas "$SVC_REPLICAS" "${bases[@]}") \
   || die "SVC_REPLICAS=$SVC_REPLICAS: see above (example: token=3,authui-api=2)"
+if [ -n "$CALLER_REPLICAS" ]; then  # remembered: a later `make up` keeps this scale
+  sed -i '/^SVC_REPLICAS=/d' "$VAR/idp.env" && echo "SVC_REPLICAS=$CALLER_REPLICAS" >> "$VAR/idp.env"
+fi
 ensure_s3 "${SVC_S3_ENDPOINT_URL:-}"
 
 # --- database, keys, catalogue, administrator -----------------------------------------
