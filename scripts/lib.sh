@@ -213,3 +213,52 @@ ensure_frontends() {
   build_frontend web/auth
   build_frontend web/console
 }
+
+# --- replicas (make up, make down) ---------------------------------------------------
+# A replica is one `idp serve NAME` process; its pid file is var/run/LABEL.pid and its log
+# var/log/LABEL.log, LABEL being NAME for the first replica and NAME-1, NAME-2 ... after
+# (idp_common.operations.replicas, which also checks SVC_REPLICAS).
+SERVICE_NAMES="token admin entity authui-api logout-dispatcher"
+
+replica_labels_running() {  # the labels of every service pid file in var/run
+  local file label name
+  for file in "$VAR/run"/*.pid; do
+    [ -f "$file" ] || continue
+    label=$(basename "$file" .pid)
+    for name in $SERVICE_NAMES; do
+      case "$label" in "$name"|"$name"-[0-9]|"$name"-[0-9][0-9]) echo "$label" ;; esac
+    done
+  done
+}
+
+# Seconds a service may take to stop on SIGTERM: its drain and in-flight bound
+# (SVC_SHUTDOWN_DRAIN_SECONDS, SVC_SHUTDOWN_TIMEOUT_SECONDS: the environment, else
+# var/idp.env, else 5 and 20), plus 5.
+shutdown_grace() {
+  local drain timeout
+  drain=${SVC_SHUTDOWN_DRAIN_SECONDS:-$(sed -n 's/^SVC_SHUTDOWN_DRAIN_SECONDS=//p' "$VAR/idp.env" 2>/dev/null | tail -n 1)}
+  timeout=${SVC_SHUTDOWN_TIMEOUT_SECONDS:-$(sed -n 's/^SVC_SHUTDOWN_TIMEOUT_SECONDS=//p' "$VAR/idp.env" 2>/dev/null | tail -n 1)}
+  drain=${drain:-5}; timeout=${timeout:-20}
+  echo $(( ${drain%%.*} + ${timeout%%.*} + 6 ))
+}
+
+stop_pids() {  # stop_pids LABEL...: SIGTERM to each at once (their drains overlap), then wait
+  local label file pid pids=() deadline
+  for label in "$@"; do
+    file="$VAR/run/$label.pid"
+    [ -f "$file" ] || continue
+    pid=$(cat "$file")
+    if kill -0 "$pid" 2>/dev/null; then
+      say "stopping $label"
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+    rm -f "$file"
+  done
+  [ ${#pids[@]} -eq 0 ] && return 0
+  deadline=$((SECONDS + $(shutdown_grace)))
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  done
+}

@@ -16,6 +16,8 @@ _POSITIVE: tuple[str, ...] = (
     "avatar_max_bytes",
     "access_token_ttl",
     "recent_sign_in_max_age",
+    "shutdown_drain_seconds",
+    "shutdown_timeout_seconds",
     *(field.name for field in msgspec.structs.fields(Settings) if field.name.endswith("_per_ip")),
 )
 

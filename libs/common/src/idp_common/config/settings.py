@@ -93,6 +93,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
     session_cookie_host_prefix: bool = False
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
+    # Graceful shutdown of `idp serve` (docs/operations.md "Rolling restart"): on SIGTERM
+    # /health/ready answers 503 and the service keeps serving, with `Connection: close`,
+    # for the drain; then it stops accepting and in-flight requests get at most the
+    # timeout to finish (Granian's workers_kill_timeout).
+    shutdown_drain_seconds: float = 5.0
+    shutdown_timeout_seconds: float = 20.0
     log_level: str = "INFO"
     log_format: str = "json"  # one of LOG_FORMATS
 

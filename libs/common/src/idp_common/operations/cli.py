@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -172,12 +173,12 @@ def cmd_relay(settings: Settings, _: argparse.Namespace) -> int:
 
 
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
-    from granian import Granian
     from granian.constants import Interfaces
 
     from idp_common.crypto.keys import KeySetError, load_key_set
     from idp_common.crypto.passwords import WORKERS_ENV
     from idp_common.observability.logs import dict_config
+    from idp_common.operations.serving import DrainingGranian
 
     # Every service holds the key set. Read it once here: a key file that cannot be read
     # stops the start with one line naming it, instead of workers that fail to start
@@ -188,8 +189,10 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         print(f"serve: {exc}", file=sys.stderr)
         return 1
     os.environ[WORKERS_ENV] = str(args.workers)  # the workers size their hashing pools by it
-    Granian(
+    # SIGTERM: drain (ready 503, connections close), then stop; docs/operations.md.
+    DrainingGranian(
         SERVICES[args.service],
+        drain_seconds=settings.shutdown_drain_seconds,
         factory=True,
         interface=Interfaces.ASGI,
         address=args.host,
@@ -198,6 +201,8 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         # A worker that dies (OOM killer, a crash in native code) is replaced; without
         # this Granian shuts the whole service down (make chaos, fault 5).
         respawn_failed_workers=True,
+        # In-flight requests get this long to finish once the drain is over.
+        workers_kill_timeout=math.ceil(settings.shutdown_timeout_seconds),
         log_access=False,  # query strings may carry tokens (id_token_hint): never logged
         # Granian's own lines in the services' format (JSON by default)
         log_dictconfig=dict_config(

@@ -25,6 +25,7 @@ from idp_common.config import Settings
 from idp_common.observability import logs, tracing
 from idp_common.observability.request_context import RequestContext
 from idp_common.state.redis_durability import warn_about_redis
+from idp_common.web import shutdown
 from idp_common.web.drain import ASGIApp, DrainRequestBody
 from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME
@@ -134,13 +135,14 @@ def create_service_app(
         finally:
             await held.aclose()
 
+    draining = shutdown.Draining()  # set while `idp serve` drains this replica
     handlers: list[Any] = [*health_handlers(health_checks), *route_handlers]
     if not settings.is_prod:
         handlers.extend(_docs_aliases())
     app = Litestar(
         route_handlers=handlers,
-        state=State({"resources": held, "service": name}),
-        before_send=[security_headers(settings)],
+        state=State({"resources": held, "service": name, shutdown.STATE_KEY: draining}),
+        before_send=[security_headers(settings), shutdown.close_when_draining(draining)],
         exception_handlers=exception_handlers(),
         openapi_config=None if settings.is_prod else _openapi(name),
         cors_config=_cors(settings),
@@ -149,6 +151,7 @@ def create_service_app(
             close_resources,
             _check_redis(held),
             held.key_ring.reloading,
+            shutdown.drain_watch(draining),
             *lifespans,
             _freeze_when_started,
         ],

@@ -2,8 +2,9 @@
 
 ``/health`` always answers 200 and names each dependency ``ok`` or ``unreachable``
 (``database`` is ``outdated`` when its schema is not at the migrations' head).
-``/health/ready`` answers 503 when any dependency is not ``ok``: stop sending traffic,
-do not restart. ``/health/live`` touches nothing: restart only when it fails.
+``/health/ready`` answers 503 when any dependency is not ``ok``, and ``{"status":
+"draining"}`` while the replica shuts down: stop sending traffic, do not restart.
+``/health/live`` touches nothing: restart only when it fails.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sqlalchemy import text
 from idp_common.storage.db.migrate import current_revision
 from idp_common.web.caller import resources_of
 from idp_common.web.resources import Resources
+from idp_common.web.shutdown import is_draining
 
 log = logging.getLogger("idp.health")
 
@@ -80,6 +82,8 @@ def health_handlers(extra: Mapping[str, Check] | None = None) -> list[HTTPRouteH
 
     @get("/health/ready", operation_id="healthReady", tags=["health"], summary="Readiness")
     async def ready(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
+        if is_draining(request):  # shutting down: take this replica out (web/shutdown.py)
+            return Response({"status": "draining"}, status_code=503)
         report = await _report(request, checks)
         return Response(report, status_code=200 if report["status"] == "ok" else 503)
 

@@ -146,6 +146,8 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_RESET_PER_IP", "-1"),
         ("SVC_AUTH_FAIL_PER_IP", "0"),
         ("SVC_DEPENDENCY_TIMEOUT", "0"),
+        ("SVC_SHUTDOWN_DRAIN_SECONDS", "0"),
+        ("SVC_SHUTDOWN_TIMEOUT_SECONDS", "-5"),
         ("SVC_SECRETS_KEY", "too-short"),
         ("SVC_FACE_THRESHOLD", "0.6"),  # DESIGN.md: at most 0.5
         ("SVC_FACE_THRESHOLD", "0"),
