@@ -1,7 +1,9 @@
 """``/health``, ``/health/live`` and ``/health/ready`` (spec part 4 "Service health").
 
 ``/health`` always answers 200 and names each dependency ``ok`` or ``unreachable``
-(``database`` is ``outdated`` when its schema is not at the migrations' head).
+(``database`` is ``outdated`` when its schema is below this release's migrations' head,
+``ahead`` when a later release has already migrated it: ready, since a rollout migrates
+before the new replicas start and the old ones must keep serving meanwhile).
 ``/health/ready`` answers 503 when any dependency is not ``ok``, and ``{"status":
 "draining"}`` while the replica shuts down: stop sending traffic, do not restart.
 ``/health/live`` touches nothing: restart only when it fails.
@@ -25,7 +27,10 @@ from idp_common.web.shutdown import is_draining
 
 log = logging.getLogger("idp.health")
 
-OK, UNREACHABLE, OUTDATED = "ok", "unreachable", "outdated"
+OK, UNREACHABLE, OUTDATED, AHEAD = "ok", "unreachable", "outdated", "ahead"
+#: What a replica can serve with. A schema ahead of the release is additive (migrations add;
+#: what a release stops using is dropped one release later: docs/operations.md).
+SERVING = frozenset({OK, AHEAD})
 Check = Callable[[Request[Any, Any, Any]], Awaitable[str]]
 
 
@@ -33,7 +38,11 @@ async def check_database(resources: Resources) -> str:
     async with resources.engine.connect() as conn:
         await conn.execute(text("SELECT 1"))
     revision = await current_revision(resources.engine)
-    return OK if revision == resources.head_revision else OUTDATED
+    if revision == resources.head_revision:
+        return OK
+    if revision is None or revision in resources.older_revisions:
+        return OUTDATED
+    return AHEAD
 
 
 async def check_redis(resources: Resources) -> str:
@@ -62,7 +71,7 @@ async def _report(request: Request[Any, Any, Any], extra: Mapping[str, Check]) -
         *(_guarded(n, p, timeout) for n, p in zip(names, probes, strict=True))
     )
     report = dict(zip(names, results, strict=True))
-    status = "ok" if all(v == OK for v in results) else "degraded"
+    status = "ok" if all(v in SERVING for v in results) else "degraded"
     return {"status": status, **report}
 
 

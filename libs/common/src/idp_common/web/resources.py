@@ -23,7 +23,7 @@ from idp_common.state.ratelimit import RateLimiter
 from idp_common.state.sessions import SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.hot_pool import HotPool
-from idp_common.storage.db.migrate import head_revision
+from idp_common.storage.db.migrate import head_revision, older_revisions
 from idp_common.web.key_ring import KeyRing
 
 #: Connections a worker keeps for ORM sessions (the hot statements have their own pool,
@@ -46,6 +46,8 @@ class Resources:
     limiter: RateLimiter
     trusted_networks: tuple[IPv4Network | IPv6Network, ...]
     head_revision: str
+    #: The revisions below head: a database at one of them needs ``idp migrate`` first.
+    older_revisions: frozenset[str]
 
     @property
     def keys(self) -> KeySet:
@@ -90,4 +92,5 @@ def open_resources(settings: Settings) -> Resources:
         limiter=RateLimiter(redis, settings.redis_prefix),
         trusted_networks=parse_trusted_networks(settings.forwarded_allow_ips),
         head_revision=head_revision(),
+        older_revisions=frozenset(older_revisions(head_revision())),
     )
