@@ -84,6 +84,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
     session_cookie_host_prefix: bool = False
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
+    # Prometheus metrics at GET /metrics on each service's own port (docs/operations.md
+    # "Metrics"); off: the route is 404 and nothing is counted. ``metrics_dir``: where
+    # ``idp serve`` makes each replica's multiprocess directory (empty: the temp folder).
+    metrics_enabled: bool = True
+    metrics_dir: str = ""
     log_level: str = "INFO"
 
     @property

@@ -161,6 +161,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
 
     from idp_common.crypto.keys import KeySetError, load_key_set
     from idp_common.crypto.passwords import WORKERS_ENV
+    from idp_common.observability.multiprocess import use_replica_dir
 
     # Every service holds the key set. Read it once here: a key file that cannot be read
     # stops the start with one line naming it, instead of workers that fail to start
@@ -171,6 +172,8 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         print(f"serve: {exc}", file=sys.stderr)
         return 1
     os.environ[WORKERS_ENV] = str(args.workers)  # the workers size their hashing pools by it
+    if settings.metrics_enabled:  # before Granian starts a worker; removed when serve ends
+        use_replica_dir(settings.metrics_dir, args.service)
     Granian(
         SERVICES[args.service],
         factory=True,

@@ -36,6 +36,7 @@ from typing import Any, Final
 
 from redis.asyncio import Redis
 
+from idp_common.observability.metrics import count_limit_refusal
 from idp_common.protocol.caller_address import rate_limit_address
 from idp_common.state.turn_batch import TurnBatch
 
@@ -123,6 +124,7 @@ class RateLimiter:
         if count <= limit:
             return RateLimitResult(allowed=True, remaining=limit - count, retry_after=0)
         retry_after = max(1, -(-ttl_ms // 1000))
+        count_limit_refusal(bucket)  # bucket names are code constants: a bounded label
         return RateLimitResult(allowed=False, remaining=0, retry_after=retry_after)
 
     async def _send(self, hits: list[_Hit]) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from litestar import Litestar, Request, get
 from litestar.config.cors import CORSConfig
@@ -24,17 +24,28 @@ from litestar.types import AfterExceptionHookHandler, ControllerRouterHandler
 from idp_common.config import Settings
 from idp_common.state.redis_durability import warn_about_redis
 from idp_common.web import log_redaction
-from idp_common.web.drain import ASGIApp, DrainRequestBody
+from idp_common.web.drain import ASGIApp, DrainRequestBody, Receive, Scope, Send
 from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME
 from idp_common.web.headers import security_headers
 from idp_common.web.health import Check, health_handlers
 from idp_common.web.json_body import JSONBodyRequest
+from idp_common.web.metrics_endpoint import service_metrics
+from idp_common.web.metrics_sources import ScrapeSource
 from idp_common.web.problems import exception_handlers
 from idp_common.web.resources import Resources, open_resources
 
 VERSION = "0.1.0"
-ServiceApp = DrainRequestBody  # what a service's ``create_app`` returns (ASGI, for Granian)
+
+
+class ServiceApp(Protocol):
+    """What a service's ``create_app`` returns: ASGI, for Granian; ``.app`` is Litestar."""
+
+    app: Any
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
 Lifespan = Callable[[Litestar], Any]
 
 
@@ -124,12 +135,13 @@ def create_service_app(
     lifespans: Sequence[Lifespan] = (),
     resources: Resources | None = None,
     after_exception: Sequence[AfterExceptionHookHandler[Exception]] = (),
+    metric_sources: Sequence[ScrapeSource] = (),
 ) -> ServiceApp:
     """Wire a service; the Litestar app is ``.app`` of the returned ASGI callable.
 
     ``resources`` defaults to clients built from ``settings``; ``after_exception`` hooks
     see every exception before it is mapped to a response (the admin API audits refused
-    writes there).
+    writes there); ``metric_sources`` are read at every scrape of ``/metrics``.
     """
     configure_logging(settings)
     held = resources or open_resources(settings)
@@ -141,7 +153,8 @@ def create_service_app(
         finally:
             await held.aclose()
 
-    handlers: list[Any] = [*health_handlers(health_checks), *route_handlers]
+    metrics = service_metrics(settings, name, held, metric_sources)
+    handlers: list[Any] = [*health_handlers(health_checks), *metrics.handlers, *route_handlers]
     if not settings.is_prod:
         handlers.extend(_docs_aliases())
     app = Litestar(
@@ -151,11 +164,17 @@ def create_service_app(
         exception_handlers=exception_handlers(),
         openapi_config=None if settings.is_prod else _openapi(name),
         cors_config=_cors(settings),
-        lifespan=[close_resources, _check_redis(held), *lifespans, _freeze_when_started],
+        lifespan=[
+            close_resources,
+            _check_redis(held),
+            *metrics.lifespans,
+            *lifespans,
+            _freeze_when_started,
+        ],
         after_exception=list(after_exception),
         debug=False,
         request_class=JSONBodyRequest,  # a JSON body nobody can decode is a 400, not a 500
     )
     # The largest body a route takes: a face image in base64 JSON (4/3 of the photo limit).
     limit = settings.avatar_max_bytes * 4 // 3 + 2 * 1024 * 1024
-    return DrainRequestBody(cast(ASGIApp, app), limit=limit)
+    return metrics.wrap(DrainRequestBody(cast(ASGIApp, app), limit=limit), app)
