@@ -16,10 +16,19 @@ Without that variable the values live in the process and :data:`REGISTRY` expose
 Children are cached per label values (``Counter.labels`` costs about 2 µs; a cached
 child's ``inc`` 1 µs in multiprocess mode), and the caches are bounded because the label
 values are.
+
+HTTP requests, counted on every request, are tallied first: :class:`RouteTally` adds the
+request to plain integers of the worker (about 1 µs with the wrapper, where a counter
+increment and a histogram observation written through to the files cost 4.5 µs), and
+:func:`flush_http` writes the tallies to the counter and the histogram every second
+(``idp_common.web.metrics_sources``), before each scrape and when the worker stops. A scrape
+therefore sees another worker's requests up to a second late, and a worker killed with
+SIGKILL loses at most its last second of request counts.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import Final
 
@@ -35,7 +44,8 @@ __all__ = [
     "count_signin",
     "count_token_issued",
     "enabled",
-    "http_recorder",
+    "flush_http",
+    "http_tally",
     "set_pool_usage",
     "status_class",
 ]
@@ -135,9 +145,26 @@ class _State:
     service = ""
 
 
+class RouteTally:
+    """Requests of one (route, method, status) not yet written: their number, their
+    seconds, and how many fell in each latency bucket (the last one is ``+Inf``)."""
+
+    __slots__ = ("buckets", "count", "seconds")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.seconds = 0.0
+        self.buckets = [0] * (len(LATENCY_BUCKETS) + 1)
+
+    def add(self, seconds: float) -> None:
+        self.count += 1
+        self.seconds += seconds
+        self.buckets[bisect_left(LATENCY_BUCKETS, seconds)] += 1  # le: upper bound included
+
+
 _state = _State()
 _counters: dict[tuple[Counter, tuple[str, ...]], Callable[[], None]] = {}
-_http: dict[tuple[str, str, int], tuple[Callable[[], None], Callable[[float], None]]] = {}
+_tallies: dict[tuple[str, str, int], RouteTally] = {}
 
 
 def configure(*, enabled: bool, service: str) -> None:
@@ -145,7 +172,7 @@ def configure(*, enabled: bool, service: str) -> None:
     _state.on = enabled
     _state.service = service
     _counters.clear()
-    _http.clear()
+    _tallies.clear()
 
 
 def enabled() -> bool:
@@ -162,19 +189,32 @@ def _inc(counter: Counter, *labels: str) -> None:
     inc()
 
 
-def http_recorder(
-    route: str, method: str, status: int
-) -> tuple[Callable[[], None], Callable[[float], None]]:
-    """The request counter's ``inc`` and the latency histogram's ``observe`` for one
-    (route template, method, status); ``method`` must already be one of
-    :data:`HTTP_METHODS` or ``other``."""
+def http_tally(route: str, method: str, status: int) -> RouteTally:
+    """The tally of one (route template, method, status); ``method`` must already be one
+    of :data:`HTTP_METHODS` or ``other``."""
     key = (route, method, status)
-    found = _http.get(key)
-    if found is None:
-        service = _state.service
-        count = HTTP_REQUESTS.labels(service, route, method, str(status)).inc
-        found = _http[key] = (count, HTTP_DURATION.labels(service, route, method).observe)
-    return found
+    tally = _tallies.get(key)
+    if tally is None:
+        tally = _tallies[key] = RouteTally()
+    return tally
+
+
+def flush_http() -> None:
+    """Write every tally to ``idp_http_requests_total`` and the latency histogram, and
+    zero it. Histogram buckets are written one by one (a child's ``_buckets`` and
+    ``_sum``, what its ``observe`` writes, non-cumulative as prometheus-client keeps them)."""
+    service = _state.service
+    for (route, method, status), tally in _tallies.items():
+        if not tally.count:
+            continue
+        HTTP_REQUESTS.labels(service, route, method, str(status)).inc(tally.count)
+        histogram = HTTP_DURATION.labels(service, route, method)
+        histogram._sum.inc(tally.seconds)  # private: see the docstring
+        for index, count in enumerate(tally.buckets):
+            if count:
+                histogram._buckets[index].inc(count)
+        tally.count, tally.seconds = 0, 0.0
+        tally.buckets = [0] * len(tally.buckets)
 
 
 def count_token_issued(grant_type: str, *, confidential: bool) -> None:

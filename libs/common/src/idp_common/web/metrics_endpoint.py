@@ -1,8 +1,9 @@
 """``GET /metrics`` (Prometheus text format 0.0.4) and how a service is wired for metrics.
 
 :func:`service_metrics` is what ``create_service_app`` asks for: with
-``SVC_METRICS_ENABLED`` on, the route, the pool sampler, the scrape-time sources and the
-request-counting wrapper; off, none of them (the route is Litestar's 404, nothing counts).
+``SVC_METRICS_ENABLED`` on, the route, the per-worker tick (request tallies written, pools
+sampled), the scrape-time sources and the request-counting wrapper; off, none of them (the
+route is Litestar's 404, nothing counts).
 
 A scrape answers from whichever worker the connection reached. Under ``idp serve``
 (``PROMETHEUS_MULTIPROC_DIR`` set) it sums every worker's files, after marking dead the
@@ -26,14 +27,14 @@ from prometheus_client.core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from idp_common.config import Settings
-from idp_common.observability.metrics import REGISTRY, configure
+from idp_common.observability.metrics import REGISTRY, configure, flush_http
 from idp_common.observability.multiprocess import MULTIPROC_ENV, prune_dead_workers
 from idp_common.web.drain import DrainRequestBody
 from idp_common.web.metrics_http import RequestMetrics
 from idp_common.web.metrics_sources import (
     ScrapeSource,
-    sampling_pools,
     signing_key_source,
+    worker_metrics,
 )
 from idp_common.web.resources import Resources
 
@@ -55,6 +56,7 @@ class _Fixed:
 def exposition(families: Sequence[Metric]) -> bytes:
     """The whole text: the workers' values (summed over the replica's files in
     multiprocess mode) and then ``families``."""
+    flush_http()  # this worker's last requests; the others' are at most a second old
     directory = os.environ.get(MULTIPROC_ENV)
     if directory:
         prune_dead_workers(Path(directory))
@@ -100,5 +102,5 @@ def service_metrics(
         return ServiceMetrics(enabled=False)
     every = [signing_key_source(resources, name), *sources]
     return ServiceMetrics(
-        enabled=True, handlers=[metrics_route(every)], lifespans=[sampling_pools(resources)]
+        enabled=True, handlers=[metrics_route(every)], lifespans=[worker_metrics(resources)]
     )

@@ -5,8 +5,9 @@
   (:func:`signing_key_families`, read through ``Resources.keys`` at every scrape, so a key
   set that reloads is seen as it is now). A service adds sources of its own
   (``create_service_app(metric_sources=...)``; the dispatcher's outbox backlog).
-- Sampled by every worker, every second (:func:`sampling_pools`): its two PostgreSQL
-  pools, as live gauges (a worker that dies leaves no value behind).
+- Every second, in every worker (:func:`worker_metrics`): its request tallies written out
+  (``observability.metrics.flush_http``) and its two PostgreSQL pools sampled, as live
+  gauges (a worker that dies leaves no value behind).
 """
 
 from __future__ import annotations
@@ -16,24 +17,24 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence, Sized
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import mark_process_dead
 from sqlalchemy.pool import QueuePool
 
-from idp_common.observability.metrics import set_pool_usage
+from idp_common.observability.metrics import flush_http, set_pool_usage
 from idp_common.observability.multiprocess import MULTIPROC_ENV, prune_dead_workers
 from idp_common.web.resources import Resources
 
 #: A scrape-time source: the families it read now (it never raises).
 ScrapeSource = Callable[[], Awaitable[Sequence[Metric]]]
 
-POOL_SAMPLE_SECONDS: Final = 1.0
+WORKER_TICK_SECONDS: Final = 1.0
 #: ``idp keys generate`` names a key file by its UTC time: ``20261126T100000Z[_001].pem``.
 _KEY_TIME: Final = re.compile(r"(\d{8}T\d{6}Z)(?:_\d+)?\.pem")
 KEY_FAMILIES: Final = ("idp_signing_key_age_seconds", "idp_signing_keys_published")
@@ -41,11 +42,15 @@ KEY_FAMILIES: Final = ("idp_signing_key_age_seconds", "idp_signing_keys_publishe
 
 def key_file_time(file_name: str) -> float | None:
     """The UTC time a key file's name states (its activation time), as a Unix time; None
-    when the name is not a time (a hand-named file)."""
+    when the name is not a time (a hand-named file, a date that does not exist)."""
     match = _KEY_TIME.fullmatch(Path(file_name).name)
     if match is None:
         return None
-    return datetime.strptime(match.group(1), "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC).timestamp()
+    try:
+        named = datetime.strptime(match.group(1), "%Y%m%dT%H%M%SZ")
+    except ValueError:  # digits that are no date (month 13)
+        return None
+    return named.replace(tzinfo=UTC).timestamp()
 
 
 def _key_time(file_name: str) -> float | None:
@@ -58,8 +63,24 @@ def _key_time(file_name: str) -> float | None:
         return None
 
 
-def signing_key_families(resources: Resources, service: str, now: float) -> list[Metric]:
-    keys = resources.keys
+class _KeyFile(Protocol):
+    @property
+    def file_name(self) -> str: ...
+
+
+class PublishedKeys(Protocol):
+    """What the key metrics read of ``Resources.keys`` (today a ``KeySet``): the key that
+    signs and the keys published."""
+
+    @property
+    def signing_key(self) -> _KeyFile: ...
+
+    @property
+    def keys(self) -> Sized: ...
+
+
+def signing_key_families(keys: PublishedKeys, service: str, now: float) -> list[Metric]:
+    """The signing key's age and the number of published keys, for ``service``."""
     age = GaugeMetricFamily(
         KEY_FAMILIES[0],
         "Seconds since the signing key's file time (the UTC time in its name, else its mtime).",
@@ -77,7 +98,7 @@ def signing_key_families(resources: Resources, service: str, now: float) -> list
 
 def signing_key_source(resources: Resources, service: str) -> ScrapeSource:
     async def read() -> Sequence[Metric]:
-        return signing_key_families(resources, service, time.time())
+        return signing_key_families(resources.keys, service, time.time())
 
     return read
 
@@ -92,9 +113,10 @@ def _sample(resources: Resources) -> None:
     set_pool_usage("hot", in_use=hot.in_use, idle=hot.idle, most=hot.most)
 
 
-def sampling_pools(resources: Resources) -> Callable[[Any], Any]:
-    """A lifespan: each worker samples its pools every second; a worker that starts first
-    clears what dead workers left, and one that stops clears its own."""
+def worker_metrics(resources: Resources) -> Callable[[Any], Any]:
+    """A lifespan: each worker writes its request tallies and samples its pools every
+    second; a worker that starts first clears what dead workers left, and one that stops
+    writes its last tallies and clears its live gauges."""
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
@@ -104,16 +126,18 @@ def sampling_pools(resources: Resources) -> Callable[[Any], Any]:
 
         async def loop() -> None:
             while True:
+                flush_http()
                 _sample(resources)
-                await asyncio.sleep(POOL_SAMPLE_SECONDS)
+                await asyncio.sleep(WORKER_TICK_SECONDS)
 
-        task = asyncio.get_running_loop().create_task(loop(), name="metrics-pool-sampler")
+        task = asyncio.get_running_loop().create_task(loop(), name="worker-metrics")
         try:
             yield
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            flush_http()
             if directory:
                 mark_process_dead(os.getpid(), directory)  # type: ignore[no-untyped-call]
 
