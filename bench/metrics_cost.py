@@ -1,0 +1,253 @@
+"""What the metrics cost (issue 22): ``bash bench/run.sh --metrics`` (``make bench-metrics``).
+
+One isolated stack (the test harness), and beside it two more token services on the same
+code, settings and keys, one with ``SVC_METRICS_ENABLED=true`` and one with ``false``, each
+``idp serve token --workers N`` (default 1). Round after round, each row is measured with
+wrk at the service port on both, one service at a time (the other idles), the order
+alternating from round to round so that a drift of the machine weighs on both alike:
+
+- ``client_credentials``: POST /oauth2/token, client_secret_basic (one RS256 signature);
+- ``userinfo``: GET /oauth2/userinfo with a bearer token (the cheapest real request).
+
+Prints every round, the medians, and on ÷ off: the issue's bound is a cost under 3 % of
+throughput. Beside each rate it prints the CPU time the service (master and workers, read
+from ``/proc``) spent per answered request: on a machine shared with other work the rate
+moves with the neighbours' load, the CPU per request much less, and while the service is
+CPU-bound its throughput is the cores it gets divided by that figure. Afterwards it
+checks that the "on" service counted what it answered (its ``/metrics``) and that the
+"off" one answers ``/metrics`` 404.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+
+from bench import records as rec
+from bench.cpu import TICK, Meter
+from bench.measure import FORM, RAISED_LIMIT, WrkRequest, say, wrk_row
+from tests.harness.process import Process, children
+from tests.harness.stack import Stack, new_stack, remove_stack, start_stack
+
+BOUND = 0.03  # the issue: metrics cost less than 3 % of throughput
+
+
+@dataclass
+class Row:
+    key: str
+    request: WrkRequest
+    on: list[float] = field(default_factory=list)
+    off: list[float] = field(default_factory=list)
+    on_cpu: list[float] = field(default_factory=list)  # µs of service CPU per answer
+    off_cpu: list[float] = field(default_factory=list)
+    errors: int = 0
+    other_cpu: list[float] = field(default_factory=list)
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of ``pid`` and its children (a Granian master and its workers)."""
+    total = 0.0
+    for one in (pid, *children(pid)):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
+
+
+class ServiceMeter(Meter):
+    """:class:`bench.cpu.Meter`, and the CPU seconds of one service across the block."""
+
+    def __init__(self, root_pids: list[int], db_name: str, service_pid: int) -> None:
+        super().__init__(root_pids, db_name)
+        self.service_pid = service_pid
+        self.service_cpu = 0.0
+
+    def __enter__(self) -> ServiceMeter:
+        self._service_start = tree_cpu_seconds(self.service_pid)
+        super().__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        self.service_cpu = tree_cpu_seconds(self.service_pid) - self._service_start
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="bench/run.sh --metrics", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--duration", type=float, default=6.0, help="seconds measured per run")
+    parser.add_argument("--warmup", type=float, default=1.5, help="seconds of warm-up per run")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=1, help="Granian workers per service")
+    parser.add_argument("--wrk-threads", type=int, default=1)
+    return parser.parse_args(argv)
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def requests(stack: Stack, fixtures: rec.Fixtures) -> list[Row]:
+    token, how = rec.access_token_from_endpoint(stack, fixtures)
+    if token is None:
+        raise RuntimeError(f"no access token for userinfo: {how}")
+    return [
+        Row(
+            "client_credentials",
+            WrkRequest(
+                "/oauth2/token",
+                "POST",
+                {"Authorization": fixtures.basic, "Content-Type": FORM},
+                f"grant_type=client_credentials&scope={quote(rec.API_SCOPE)}",
+                '"access_token"',
+            ),
+        ),
+        Row(
+            "userinfo",
+            WrkRequest(
+                "/oauth2/userinfo", headers={"Authorization": f"Bearer {token}"}, expect='"sub"'
+            ),
+        ),
+    ]
+
+
+def measure(stack: Stack, services: dict[str, Process], rows: list[Row], opts: argparse.Namespace):
+    pids = [p.popen.pid for p in services.values()]
+    wrk_opts = argparse.Namespace(
+        warmup=opts.warmup, duration=opts.duration, wrk_threads=opts.wrk_threads
+    )
+    for number in range(1, opts.rounds + 1):
+        order = ["on", "off"] if number % 2 else ["off", "on"]
+        for row in rows:
+            for which in order:
+                meter = ServiceMeter(pids, stack.db_name, services[which].popen.pid)
+                result = wrk_row(
+                    row.key,
+                    row.key,
+                    services[which].url,
+                    row.request,
+                    opts.concurrency,
+                    wrk_opts,
+                    meter,
+                )
+                getattr(row, which).append(result.rate)
+                answers = max(1, result.ok + result.error_count)
+                getattr(row, f"{which}_cpu").append(meter.service_cpu / answers * 1e6)
+                row.errors += result.error_count
+                row.other_cpu.append(result.other_cpu)
+            say(
+                f"  round {number} {row.key}: on {row.on[-1]:,.0f}/s {row.on_cpu[-1]:.0f} µs,"
+                f" off {row.off[-1]:,.0f}/s {row.off_cpu[-1]:.0f} µs"
+            )
+
+
+def counted_requests(url: str, route: str) -> float:
+    """What the service's /metrics says it answered on ``route``."""
+    text = httpx.get(url + "/metrics", timeout=10).text
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "idp_http_requests"
+        for sample in family.samples
+        if sample.name == "idp_http_requests_total" and sample.labels.get("route") == route
+    )
+
+
+def report(rows: list[Row], services: dict[str, Process], opts: argparse.Namespace) -> None:
+    print(
+        f"\nMetrics cost: token service, {opts.workers} Granian worker(s) each, wrk "
+        f"-c{opts.concurrency}, {opts.rounds} rounds of {opts.duration:.0f} s per service "
+        "and row, alternating\n"
+    )
+    print(
+        f"{'row':<20} {'round':>5} {'on req/s':>10} {'off req/s':>10} {'on/off':>7} "
+        f"{'on µs/req':>10} {'off µs/req':>10}"
+    )
+    for row in rows:
+        runs = zip(row.on, row.off, row.on_cpu, row.off_cpu, strict=True)
+        for number, (on, off, on_cpu, off_cpu) in enumerate(runs, start=1):
+            print(
+                f"{row.key:<20} {number:>5} {on:>10,.0f} {off:>10,.0f} {on / off:>7.3f} "
+                f"{on_cpu:>10.1f} {off_cpu:>10.1f}"
+            )
+    print(
+        f"\n{'row':<20} {'median on':>10} {'median off':>10} {'on/off':>7} {'cost':>7} "
+        f"{'on µs':>7} {'off µs':>7} {'cpu cost':>8} {'oth cpu':>8} {'bound <3%':>9}"
+    )
+    for row in rows:
+        on, off = statistics.median(row.on), statistics.median(row.off)
+        on_cpu, off_cpu = statistics.median(row.on_cpu), statistics.median(row.off_cpu)
+        cost, cpu_cost = 1 - on / off, on_cpu / off_cpu - 1
+        verdict = "met" if cost < BOUND else "NOT met"
+        print(
+            f"{row.key:<20} {on:>10,.0f} {off:>10,.0f} {on / off:>7.3f} {cost:>7.1%} "
+            f"{on_cpu:>7.1f} {off_cpu:>7.1f} {cpu_cost:>8.1%} {max(row.other_cpu):>8.2f} "
+            f"{verdict:>9}"
+        )
+        if row.errors:
+            print(f"  {row.key}: {row.errors} answers were not successes (see wrk)")
+    served = counted_requests(services["on"].url, "/oauth2/token")
+    off_status = httpx.get(services["off"].url + "/metrics", timeout=10).status_code
+    print(
+        f"\nchecks: the 'on' service counted {served:,.0f} /oauth2/token requests; "
+        f"the 'off' service answers /metrics {off_status}"
+    )
+    print(
+        "cost = 1 - median(on) / median(off) (the bound applies to it); cpu cost = median "
+        "µs of service CPU per request on / off - 1; 'oth cpu': the most cores other "
+        "processes took during one run (the machine's noise)."
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = parse_args(argv)
+    if shutil.which("wrk") is None:
+        print("wrk is not installed (bash bench/run.sh installs it)", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, _terminate)
+    base = Path(tempfile.mkdtemp(prefix="idp-bench-metrics-"))
+    stack = new_stack(base)
+    stack.env.update(
+        {
+            "SVC_TOKEN_PER_IP": RAISED_LIMIT,
+            "SVC_AUTH_FAIL_PER_IP": RAISED_LIMIT,
+            "SVC_ACCESS_TOKEN_TTL": "3600",  # the userinfo token outlives the run
+            "SVC_LOG_LEVEL": "WARNING",
+        }
+    )
+    try:
+        say(f"starting an isolated stack (run {stack.run_id}) in {base}")
+        start_stack(stack)
+        fixtures = rec.create_fixtures(stack, users=1, sessions=1)
+        rows = requests(stack, fixtures)
+        services = {}
+        for which, enabled in (("on", "true"), ("off", "false")):
+            process = stack.start_service(
+                "token", {"SVC_METRICS_ENABLED": enabled}, workers=opts.workers
+            )
+            stack.wait_until_up(process)
+            services[which] = process
+        say(f"measuring: {opts.rounds} rounds, metrics on and off alternately")
+        measure(stack, services, rows, opts)
+        report(rows, services, opts)
+        return 0
+    finally:
+        say("removing the stack")
+        remove_stack(stack)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
