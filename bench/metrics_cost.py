@@ -9,6 +9,11 @@ alternating from round to round so that a drift of the machine weighs on both al
 - ``client_credentials``: POST /oauth2/token, client_secret_basic (one RS256 signature);
 - ``userinfo``: GET /oauth2/userinfo with a bearer token (the cheapest real request).
 
+Then, as many rounds again, the same two rows in process (``bench/metrics_inprocess.py``:
+the token app driven through ASGI without a server, a fresh process each time, on and off
+alternating): the CPU microseconds metrics add to one request, the figure that other
+processes on a shared machine disturb least.
+
 Prints every round, the medians, and on ÷ off: the issue's bound is a cost under 3 % of
 throughput. Beside each rate it prints the CPU time the service (master and workers, read
 from ``/proc``) spent per answered request: on a machine shared with other work the rate
@@ -21,9 +26,12 @@ checks that the "on" service counted what it answered (its ``/metrics``) and tha
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -35,7 +43,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bench import records as rec
 from bench.cpu import TICK, Meter
-from bench.measure import FORM, RAISED_LIMIT, WrkRequest, say, wrk_row
+from bench.measure import FORM, RAISED_LIMIT, ROOT, WrkRequest, say, wrk_row
+from idp_common.observability.multiprocess import MULTIPROC_ENV
 from tests.harness.process import Process, children
 from tests.harness.stack import Stack, new_stack, remove_stack, start_stack
 
@@ -50,6 +59,9 @@ class Row:
     off: list[float] = field(default_factory=list)
     on_cpu: list[float] = field(default_factory=list)  # µs of service CPU per answer
     off_cpu: list[float] = field(default_factory=list)
+    on_app: list[float] = field(default_factory=list)  # µs of CPU per request, in process
+    off_app: list[float] = field(default_factory=list)
+    app_requests: int = 3000
     errors: int = 0
     other_cpu: list[float] = field(default_factory=list)
 
@@ -92,6 +104,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--workers", type=int, default=1, help="Granian workers per service")
     parser.add_argument("--wrk-threads", type=int, default=1)
+    parser.add_argument(
+        "--in-process-rounds", type=int, default=None, help="default: --rounds; 0: none"
+    )
     return parser.parse_args(argv)
 
 
@@ -119,8 +134,51 @@ def requests(stack: Stack, fixtures: rec.Fixtures) -> list[Row]:
             WrkRequest(
                 "/oauth2/userinfo", headers={"Authorization": f"Bearer {token}"}, expect='"sub"'
             ),
+            app_requests=12000,
         ),
     ]
+
+
+def in_process(stack: Stack, row: Row, enabled: bool) -> float:
+    """One run of ``bench.metrics_inprocess``: CPU µs per request."""
+    with tempfile.TemporaryDirectory(prefix="idp-bench-mp-") as directory:
+        env = {
+            **os.environ,
+            **stack.env,
+            "SVC_METRICS_ENABLED": "true" if enabled else "false",
+            "BENCH_HEADERS": json.dumps(row.request.headers),
+            "BENCH_BODY": row.request.body,
+        }
+        env.pop(MULTIPROC_ENV, None)
+        if enabled:
+            env[MULTIPROC_ENV] = directory
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.metrics_inprocess", row.key, str(row.app_requests)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=ROOT,
+        )
+    lines = out.stdout.strip().splitlines()
+    if out.returncode != 0 or not lines:
+        raise RuntimeError(f"in-process run failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    result = json.loads(lines[-1])
+    if set(result["statuses"]) != {"200"}:
+        raise RuntimeError(f"in-process {row.key}: answers {result['statuses']}")
+    return float(result["cpu_us"])
+
+
+def measure_in_process(stack: Stack, rows: list[Row], rounds: int) -> None:
+    for number in range(1, rounds + 1):
+        order = [True, False] if number % 2 else [False, True]
+        for row in rows:
+            for enabled in order:
+                (row.on_app if enabled else row.off_app).append(in_process(stack, row, enabled))
+            say(
+                f"  in process, round {number} {row.key}: on {row.on_app[-1]:.1f} µs, "
+                f"off {row.off_app[-1]:.1f} µs"
+            )
 
 
 def measure(stack: Stack, services: dict[str, Process], rows: list[Row], opts: argparse.Namespace):
@@ -198,6 +256,26 @@ def report(rows: list[Row], services: dict[str, Process], opts: argparse.Namespa
         )
         if row.errors:
             print(f"  {row.key}: {row.errors} answers were not successes (see wrk)")
+    if any(row.on_app for row in rows):
+        print(
+            f"\nIn process (the token app through ASGI, no server; CPU µs per request, "
+            f"{len(rows[0].on_app)} rounds, alternating)\n"
+        )
+        print(
+            f"{'row':<20} {'median on':>10} {'median off':>10} {'added µs':>9} "
+            f"{'of app':>7} {'of service':>10}"
+        )
+        for row in rows:
+            on, off = statistics.median(row.on_app), statistics.median(row.off_app)
+            service = statistics.median(row.off_cpu)
+            print(
+                f"{row.key:<20} {on:>10.1f} {off:>10.1f} {on - off:>9.1f} "
+                f"{(on - off) / off:>7.1%} {(on - off) / service:>10.1%}"
+            )
+        print(
+            "'of app': added CPU over the app's own (no Granian, no kernel: an upper bound); "
+            "'of service': over the service's CPU per request measured above (metrics off)."
+        )
     served = counted_requests(services["on"].url, "/oauth2/token")
     off_status = httpx.get(services["off"].url + "/metrics", timeout=10).status_code
     print(
@@ -241,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
             services[which] = process
         say(f"measuring: {opts.rounds} rounds, metrics on and off alternately")
         measure(stack, services, rows, opts)
+        rounds = opts.rounds if opts.in_process_rounds is None else opts.in_process_rounds
+        if rounds:
+            say(f"in process: {rounds} rounds, metrics on and off alternately")
+            measure_in_process(stack, rows, rounds)
         report(rows, services, opts)
         return 0
     finally:
