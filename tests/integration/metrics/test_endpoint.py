@@ -104,3 +104,20 @@ def test_sign_in_outcomes_are_counted_by_method_and_reason(extra_processes: Stac
     route = "/api/v1/auth/login"
     assert total(samples, "idp_http_requests_total", route=route, status="401") == 3
     assert total(samples, "idp_http_requests_total", route=route, status="200") == 1
+
+
+def test_serve_stops_at_once_without_a_usable_metrics_directory(
+    stack: Stack, tmp_path: Path
+) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    result = stack.idp(
+        "serve",
+        "token",
+        "--port",
+        str(infra.free_port()),
+        env={"SVC_METRICS_DIR": str(not_a_directory)},
+    )
+    assert result.returncode == 1
+    assert "SVC_METRICS_DIR" in result.stderr
+    assert "Traceback" not in result.stderr

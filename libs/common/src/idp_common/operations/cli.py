@@ -173,7 +173,11 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         return 1
     os.environ[WORKERS_ENV] = str(args.workers)  # the workers size their hashing pools by it
     if settings.metrics_enabled:  # before Granian starts a worker; removed when serve ends
-        use_replica_dir(settings.metrics_dir, args.service)
+        try:
+            use_replica_dir(settings.metrics_dir, args.service)
+        except OSError as exc:
+            print(f"serve: no metrics directory under SVC_METRICS_DIR ({exc})", file=sys.stderr)
+            return 1
     Granian(
         SERVICES[args.service],
         factory=True,

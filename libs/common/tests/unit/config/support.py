@@ -43,6 +43,8 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "reset_per_ip": ("5", 5),
     "auth_fail_per_ip": ("30", 30),
     "dependency_timeout": ("2.5", 2.5),
+    "metrics_enabled": ("false", False),
+    "metrics_dir": ("/run/idp-metrics", "/run/idp-metrics"),
     "cleanup_interval": ("60", 60),
     "recent_sign_in_max_age": ("120", 120),
     "face_threshold": ("0.45", 0.45),
