@@ -9,9 +9,9 @@ alternating from round to round so that a drift of the machine weighs on both al
 - ``client_credentials``: POST /oauth2/token, client_secret_basic (one RS256 signature);
 - ``userinfo``: GET /oauth2/userinfo with a bearer token (the cheapest real request).
 
-Then, as many rounds again, the same two rows in process (``bench/metrics_inprocess.py``:
-the token app driven through ASGI without a server, a fresh process each time, on and off
-alternating): the CPU microseconds metrics add to one request, the figure that other
+Then the same two rows in process (``bench/metrics_inprocess.py``: the token app driven
+through ASGI without a server, bare and wrapped as metrics wrap it, in batches interleaved
+in one process): the CPU microseconds metrics add to one request, the figure that other
 processes on a shared machine disturb least.
 
 Prints every round, the medians, and on ÷ off: the issue's bound is a cost under 3 % of
@@ -36,6 +36,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -59,9 +60,8 @@ class Row:
     off: list[float] = field(default_factory=list)
     on_cpu: list[float] = field(default_factory=list)  # µs of service CPU per answer
     off_cpu: list[float] = field(default_factory=list)
-    on_app: list[float] = field(default_factory=list)  # µs of CPU per request, in process
-    off_app: list[float] = field(default_factory=list)
-    app_requests: int = 3000
+    app_batch: int = 100  # requests per batch in process
+    app: dict[str, Any] = field(default_factory=dict)  # bench.metrics_inprocess's answer
     errors: int = 0
     other_cpu: list[float] = field(default_factory=list)
 
@@ -98,14 +98,17 @@ class ServiceMeter(Meter):
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="bench/run.sh --metrics", description=__doc__)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--duration", type=float, default=6.0, help="seconds measured per run")
     parser.add_argument("--warmup", type=float, default=1.5, help="seconds of warm-up per run")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--workers", type=int, default=1, help="Granian workers per service")
     parser.add_argument("--wrk-threads", type=int, default=1)
     parser.add_argument(
-        "--in-process-rounds", type=int, default=None, help="default: --rounds; 0: none"
+        "--in-process-rounds",
+        type=int,
+        default=200,
+        help="batches of each arm in process (0: none)",
     )
     return parser.parse_args(argv)
 
@@ -134,26 +137,25 @@ def requests(stack: Stack, fixtures: rec.Fixtures) -> list[Row]:
             WrkRequest(
                 "/oauth2/userinfo", headers={"Authorization": f"Bearer {token}"}, expect='"sub"'
             ),
-            app_requests=12000,
+            app_batch=500,
         ),
     ]
 
 
-def in_process(stack: Stack, row: Row, enabled: bool) -> float:
-    """One run of ``bench.metrics_inprocess``: CPU µs per request."""
+def in_process(stack: Stack, row: Row, rounds: int) -> None:
+    """``bench.metrics_inprocess``: the two arms interleaved in one process."""
     with tempfile.TemporaryDirectory(prefix="idp-bench-mp-") as directory:
         env = {
             **os.environ,
             **stack.env,
-            "SVC_METRICS_ENABLED": "true" if enabled else "false",
+            "SVC_METRICS_ENABLED": "false",  # the bare app; the script wraps it itself
             "BENCH_HEADERS": json.dumps(row.request.headers),
             "BENCH_BODY": row.request.body,
+            MULTIPROC_ENV: directory,
         }
-        env.pop(MULTIPROC_ENV, None)
-        if enabled:
-            env[MULTIPROC_ENV] = directory
+        command = ["bench.metrics_inprocess", row.key, str(row.app_batch), str(rounds)]
         out = subprocess.run(
-            [sys.executable, "-m", "bench.metrics_inprocess", row.key, str(row.app_requests)],
+            [sys.executable, "-m", *command],
             env=env,
             capture_output=True,
             text=True,
@@ -166,19 +168,11 @@ def in_process(stack: Stack, row: Row, enabled: bool) -> float:
     result = json.loads(lines[-1])
     if set(result["statuses"]) != {"200"}:
         raise RuntimeError(f"in-process {row.key}: answers {result['statuses']}")
-    return float(result["cpu_us"])
-
-
-def measure_in_process(stack: Stack, rows: list[Row], rounds: int) -> None:
-    for number in range(1, rounds + 1):
-        order = [True, False] if number % 2 else [False, True]
-        for row in rows:
-            for enabled in order:
-                (row.on_app if enabled else row.off_app).append(in_process(stack, row, enabled))
-            say(
-                f"  in process, round {number} {row.key}: on {row.on_app[-1]:.1f} µs, "
-                f"off {row.off_app[-1]:.1f} µs"
-            )
+    row.app = result
+    say(
+        f"  in process {row.key}: on {result['on']['median']:.1f} µs, "
+        f"off {result['off']['median']:.1f} µs (medians of {rounds} batches each)"
+    )
 
 
 def measure(stack: Stack, services: dict[str, Process], rows: list[Row], opts: argparse.Namespace):
@@ -256,25 +250,29 @@ def report(rows: list[Row], services: dict[str, Process], opts: argparse.Namespa
         )
         if row.errors:
             print(f"  {row.key}: {row.errors} answers were not successes (see wrk)")
-    if any(row.on_app for row in rows):
+    if any(row.app for row in rows):
         print(
-            f"\nIn process (the token app through ASGI, no server; CPU µs per request, "
-            f"{len(rows[0].on_app)} rounds, alternating)\n"
+            f"\nIn process (the token app through ASGI, no server, the wrapped and the bare "
+            f"app interleaved in one process, {opts.in_process_rounds} batches each; CPU µs "
+            "per request)\n"
         )
         print(
-            f"{'row':<20} {'median on':>10} {'median off':>10} {'added µs':>9} "
-            f"{'of app':>7} {'of service':>10}"
+            f"{'row':<20} {'median on':>10} {'median off':>10} {'added':>7} "
+            f"{'mean on':>8} {'mean off':>8} {'added':>7} {'of app':>7} {'of service':>10}"
         )
         for row in rows:
-            on, off = statistics.median(row.on_app), statistics.median(row.off_app)
+            on, off = row.app["on"], row.app["off"]
+            added = on["median"] - off["median"]
             service = statistics.median(row.off_cpu)
             print(
-                f"{row.key:<20} {on:>10.1f} {off:>10.1f} {on - off:>9.1f} "
-                f"{(on - off) / off:>7.1%} {(on - off) / service:>10.1%}"
+                f"{row.key:<20} {on['median']:>10.1f} {off['median']:>10.1f} {added:>7.1f} "
+                f"{on['mean']:>8.1f} {off['mean']:>8.1f} {on['mean'] - off['mean']:>7.1f} "
+                f"{added / off['median']:>7.1%} {added / service:>10.1%}"
             )
         print(
-            "'of app': added CPU over the app's own (no Granian, no kernel: an upper bound); "
-            "'of service': over the service's CPU per request measured above (metrics off)."
+            "'of app': the median added over the app's own CPU (no Granian, no kernel: an "
+            "upper bound); 'of service': over the service's CPU per request measured with "
+            "wrk above (metrics off)."
         )
     served = counted_requests(services["on"].url, "/oauth2/token")
     off_status = httpx.get(services["off"].url + "/metrics", timeout=10).status_code
@@ -319,10 +317,10 @@ def main(argv: list[str] | None = None) -> int:
             services[which] = process
         say(f"measuring: {opts.rounds} rounds, metrics on and off alternately")
         measure(stack, services, rows, opts)
-        rounds = opts.rounds if opts.in_process_rounds is None else opts.in_process_rounds
-        if rounds:
-            say(f"in process: {rounds} rounds, metrics on and off alternately")
-            measure_in_process(stack, rows, rounds)
+        if opts.in_process_rounds:
+            say(f"in process: {opts.in_process_rounds} batches of each, interleaved")
+            for row in rows:
+                in_process(stack, row, opts.in_process_rounds)
         report(rows, services, opts)
         return 0
     finally:

@@ -1,23 +1,29 @@
-"""The token service's app driven in this process, without a server: CPU per request.
+"""The token service's app driven in this process, without a server: the CPU metrics add
+to one request.
 
-``python -m bench.metrics_inprocess ROW REQUESTS`` (run by ``bench/metrics_cost.py``, once
-with metrics on and once off, in a fresh process each, with the stack's ``SVC_*`` settings
-and, for "on", a ``PROMETHEUS_MULTIPROC_DIR`` of its own): builds the app as Granian would
-(``token_service.app.create_app``), runs its lifespan, warms up, then sends REQUESTS
-requests through the ASGI interface, 32 in flight, on uvloop, and prints one JSON line:
-CPU microseconds per request (``time.process_time``) and the answers' statuses.
+``python -m bench.metrics_inprocess ROW BATCH ROUNDS`` (run by ``bench/metrics_cost.py``
+with the stack's ``SVC_*`` settings and a ``PROMETHEUS_MULTIPROC_DIR`` of its own): builds
+the token app as Granian would (``token_service.app.create_app``, metrics off), runs its
+lifespan, and wraps the very same app in ``RequestMetrics``, the wrapper
+``SVC_METRICS_ENABLED`` adds. Then, ROUNDS times, BATCH requests through each (32 in
+flight, on uvloop), the order alternating, with the counting switch
+(``observability.metrics.configure``) on for the wrapped batches and off for the bare
+ones, and the worker's once-a-second write of the tallies running as in a service. So the
+two arms differ by exactly what metrics add to a request, and run interleaved in one
+process, which other processes on a shared machine disturb least. Prints one JSON line:
+the median and mean CPU microseconds per request (``time.process_time``) of each arm.
 
-CPU time of this one process is what other processes on the machine disturb least, so
-the difference between on and off is the app's own added cost per request: the request
-wrapper, the counters, the worker's tick. It leaves out Granian and the kernel (the same
-with metrics on or off), so as a share of this figure the cost is an upper bound.
+It leaves out Granian and the kernel (the same with metrics on or off), so as a share of
+these figures the cost is an upper bound.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import statistics
 import sys
 import time
 from collections import Counter
@@ -25,6 +31,8 @@ from typing import Any
 
 import uvloop
 
+from idp_common.observability import metrics
+from idp_common.web.metrics_http import RequestMetrics
 from token_service.app import create_app
 
 IN_FLIGHT = 32
@@ -86,34 +94,52 @@ async def drive(app: Any, scope: dict[str, Any], body: bytes, count: int) -> Cou
     return statuses
 
 
-async def main(row: str, count: int) -> dict[str, Any]:
-    app = create_app()
-    lifespan: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    answers: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    await lifespan.put({"type": "lifespan.startup"})
+async def lifespan_started(app: Any) -> None:
+    inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    await inbox.put({"type": "lifespan.startup"})
 
     async def send(message: dict[str, Any]) -> None:
-        await answers.put(message)
+        await outbox.put(message)
 
-    running = asyncio.create_task(app({"type": "lifespan"}, lifespan.get, send))
-    started = await answers.get()
+    asyncio.get_running_loop().create_task(app({"type": "lifespan"}, inbox.get, send))
+    started = await outbox.get()
     assert started["type"] == "lifespan.startup.complete", started
-    headers = json.loads(os.environ["BENCH_HEADERS"])
-    scope, body = scope_of(row, headers)
-    await drive(app, scope, body, max(200, count // 5))  # warm-up: pools, caches
-    cpu, wall = time.process_time(), time.monotonic()
-    statuses = await drive(app, scope, body, count)
-    cpu, wall = time.process_time() - cpu, time.monotonic() - wall
-    await lifespan.put({"type": "lifespan.shutdown"})
-    await answers.get()
-    await running
+
+
+async def tick() -> None:
+    """The worker's tick of a service with metrics on: the tallies written every second."""
+    while True:
+        await asyncio.sleep(1.0)
+        metrics.flush()
+
+
+async def main(row: str, batch: int, rounds: int) -> dict[str, Any]:
+    bare = create_app()  # SVC_METRICS_ENABLED=false in the environment: no wrapper
+    wrapped = RequestMetrics(bare, app=bare.app)
+    await lifespan_started(bare)
+    scope, body = scope_of(row, json.loads(os.environ["BENCH_HEADERS"]))
+    arms: dict[str, list[float]] = {"on": [], "off": []}
+    statuses: Counter[int] = Counter()
+    ticking = asyncio.get_running_loop().create_task(tick())
+    for warm in (True, False):
+        for number in range(5 if warm else rounds):
+            order = ("on", "off") if number % 2 else ("off", "on")
+            for arm in order:
+                metrics.configure(enabled=arm == "on", service="token")
+                started = time.process_time()
+                statuses += await drive(wrapped if arm == "on" else bare, scope, body, batch)
+                if not warm:
+                    arms[arm].append((time.process_time() - started) / batch * 1e6)
+    ticking.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await ticking
     return {
-        "cpu_us": cpu / count * 1e6,
-        "wall_s": wall,
-        "statuses": {str(k): v for k, v in statuses.items()},
-    }
+        arm: {"median": statistics.median(values), "mean": statistics.fmean(values)}
+        for arm, values in arms.items()
+    } | {"statuses": {str(k): v for k, v in statuses.items()}}
 
 
 if __name__ == "__main__":
-    result = uvloop.run(main(sys.argv[1], int(sys.argv[2])))
+    result = uvloop.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
     print(json.dumps(result))

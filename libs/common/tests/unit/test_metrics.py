@@ -23,7 +23,7 @@ def counting() -> Iterator[None]:
 
 
 def value(name: str, **labels: str) -> float:
-    metrics.flush_http()
+    metrics.flush()
     found = metrics.REGISTRY.get_sample_value(name, {"service": "unit", **labels})
     return found or 0.0
 
@@ -201,3 +201,13 @@ def test_tallies_are_written_as_observations_would_be() -> None:
     assert value("idp_http_request_duration_seconds_sum", **labels) == pytest.approx(20.3021)
     assert tally.count == 0  # written out and zeroed
     assert value("idp_http_requests_total", status="200", **labels) == 4
+
+
+def test_counts_are_written_out_when_flushed() -> None:
+    labels = {"service": "unit", "limit": "flush-test"}
+    metrics.count_limit_refusal("flush-test")
+    assert metrics.REGISTRY.get_sample_value("idp_rate_limit_refusals_total", labels) is None
+    metrics.flush()
+    assert metrics.REGISTRY.get_sample_value("idp_rate_limit_refusals_total", labels) == 1
+    metrics.flush()  # written once
+    assert metrics.REGISTRY.get_sample_value("idp_rate_limit_refusals_total", labels) == 1

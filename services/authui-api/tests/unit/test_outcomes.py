@@ -40,9 +40,11 @@ def test_the_audit_reason_password_reads_bad_password() -> None:
         key = {"service": "authui-api", "method": "password", "reason": "bad_password"}
         before = metrics.REGISTRY.get_sample_value("idp_signin_attempts_total", key) or 0
         outcomes.counted("password", "password")
+        metrics.flush()  # counts are written out every second in a service
         assert metrics.REGISTRY.get_sample_value("idp_signin_attempts_total", key) == before + 1
         outcomes.throttle_refused(None)
         outcomes.throttle_refused("code")
+        metrics.flush()
         for limit in ("signin_account", "second_factor_code"):
             labels = {"service": "authui-api", "limit": limit}
             assert metrics.REGISTRY.get_sample_value("idp_rate_limit_refusals_total", labels)

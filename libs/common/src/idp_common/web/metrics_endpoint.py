@@ -27,7 +27,7 @@ from prometheus_client.core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from idp_common.config import Settings
-from idp_common.observability.metrics import REGISTRY, configure, flush_http
+from idp_common.observability.metrics import REGISTRY, configure, flush
 from idp_common.observability.multiprocess import MULTIPROC_ENV, prune_dead_workers
 from idp_common.web.drain import DrainRequestBody
 from idp_common.web.metrics_http import RequestMetrics
@@ -56,7 +56,7 @@ class _Fixed:
 def exposition(families: Sequence[Metric]) -> bytes:
     """The whole text: the workers' values (summed over the replica's files in
     multiprocess mode) and then ``families``."""
-    flush_http()  # this worker's last requests; the others' are at most a second old
+    flush()  # this worker's last counts; the others' are at most a second old
     directory = os.environ.get(MULTIPROC_ENV)
     if directory:
         prune_dead_workers(Path(directory))

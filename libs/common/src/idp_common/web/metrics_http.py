@@ -9,7 +9,7 @@ A method outside the usual few is ``other``.
 
 Cheap on purpose (the token endpoint answers thousands of requests a second): per request
 one closure, two clock reads, one dict lookup and three integer additions to the worker's
-tally, which ``observability.metrics.flush_http`` writes out every second (about 1 µs in
+tally, which ``observability.metrics.flush`` writes out every second (about 1 µs in
 all, measured in docs/decisions.md).
 """
 

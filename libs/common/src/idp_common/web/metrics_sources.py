@@ -5,8 +5,8 @@
   (:func:`signing_key_families`, read through ``Resources.keys`` at every scrape, so a key
   set that reloads is seen as it is now). A service adds sources of its own
   (``create_service_app(metric_sources=...)``; the dispatcher's outbox backlog).
-- Every second, in every worker (:func:`worker_metrics`): its request tallies written out
-  (``observability.metrics.flush_http``) and its two PostgreSQL pools sampled, as live
+- Every second, in every worker (:func:`worker_metrics`): its counts written out
+  (``observability.metrics.flush``) and its two PostgreSQL pools sampled, as live
   gauges (a worker that dies leaves no value behind).
 """
 
@@ -27,7 +27,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import mark_process_dead
 from sqlalchemy.pool import QueuePool
 
-from idp_common.observability.metrics import flush_http, set_pool_usage
+from idp_common.observability.metrics import flush, set_pool_usage
 from idp_common.observability.multiprocess import MULTIPROC_ENV, prune_dead_workers
 from idp_common.web.resources import Resources
 
@@ -114,9 +114,9 @@ def _sample(resources: Resources) -> None:
 
 
 def worker_metrics(resources: Resources) -> Callable[[Any], Any]:
-    """A lifespan: each worker writes its request tallies and samples its pools every
-    second; a worker that starts first clears what dead workers left, and one that stops
-    writes its last tallies and clears its live gauges."""
+    """A lifespan: each worker writes its counts and samples its pools every second; a
+    worker that starts first clears what dead workers left, and one that stops writes its
+    last counts and clears its live gauges."""
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
@@ -126,7 +126,7 @@ def worker_metrics(resources: Resources) -> Callable[[Any], Any]:
 
         async def loop() -> None:
             while True:
-                flush_http()
+                flush()
                 _sample(resources)
                 await asyncio.sleep(WORKER_TICK_SECONDS)
 
@@ -137,7 +137,7 @@ def worker_metrics(resources: Resources) -> Callable[[Any], Any]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            flush_http()
+            flush()
             if directory:
                 mark_process_dead(os.getpid(), directory)  # type: ignore[no-untyped-call]
 
