@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from idp_common.observability.multiprocess import live_gauge_pids
 from tests.harness.process import Process, children
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
@@ -45,17 +46,24 @@ def machine(stack: Stack) -> tf.AppClient:
 
 
 def start_token(stack: Stack, metrics_dir: Path) -> Process:
+    """A token service with two workers, once both have started: each worker's tick has
+    written its pool gauges (a SIGTERM while a worker is still starting can leave Granian
+    waiting for it for ever: see the report of issue 22)."""
     process = stack.start_service(
         "token",
         {"SVC_TOKEN_PER_IP": str(LIMIT), "SVC_METRICS_DIR": str(metrics_dir)},
         workers=2,
     )
     stack.wait_until_up(process)
+    master = process.popen.pid
     deadline = time.monotonic() + 60
-    while len(children(process.popen.pid)) < 2 and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        workers = children(master)
+        started = live_gauge_pids(replica_dir(metrics_dir, master))
+        if len(workers) == 2 and workers <= started:
+            return process
         time.sleep(0.2)
-    assert len(children(process.popen.pid)) == 2, process.log_tail()
-    return process
+    raise AssertionError(f"two workers did not start:\n{process.log_tail()}")
 
 
 def client_credentials(url: str, machine: tf.AppClient, count: int) -> list[int]:
@@ -216,5 +224,6 @@ def test_the_directory_goes_with_the_replica(extra_processes: Stack, tmp_path: P
     process = start_token(extra_processes, tmp_path)
     directory = replica_dir(tmp_path, process.popen.pid)
     assert scrape(process.url)  # answers
-    process.stop()
+    process.popen.send_signal(signal.SIGTERM)  # as an orchestrator stops it, given time
+    assert process.popen.wait(60) == 0, process.log_tail()
     assert not directory.exists()
