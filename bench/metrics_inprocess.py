@@ -116,7 +116,7 @@ async def tick() -> None:
 
 async def main(row: str, batch: int, rounds: int) -> dict[str, Any]:
     bare = create_app()  # SVC_METRICS_ENABLED=false in the environment: no wrapper
-    wrapped = RequestMetrics(bare, app=bare.app)
+    wrapped = RequestMetrics(bare)
     await lifespan_started(bare)
     scope, body = scope_of(row, json.loads(os.environ["BENCH_HEADERS"]))
     arms: dict[str, list[float]] = {"on": [], "off": []}

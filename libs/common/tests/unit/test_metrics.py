@@ -11,6 +11,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.parser import text_string_to_metric_families
 
 from idp_common.observability import metrics
+from idp_common.web.drain import DrainRequestBody
 from idp_common.web.metrics_endpoint import exposition
 from idp_common.web.metrics_http import RequestMetrics
 
@@ -122,7 +123,7 @@ async def call(app: Any, method: str, path: str) -> list[dict[str, Any]]:
         sent.append(message)
 
     scope = {"type": "http", "method": method, "path": path, "headers": []}
-    await RequestMetrics(app, app=None)(scope, receive, send)
+    await RequestMetrics(DrainRequestBody(app, limit=1000))(scope, receive, send)
     return sent
 
 
@@ -167,7 +168,7 @@ async def test_lifespan_messages_pass_through_uncounted() -> None:
     async def nothing(*_: Any) -> Any:
         return None
 
-    await RequestMetrics(app, app=None)({"type": "lifespan"}, nothing, nothing)
+    await RequestMetrics(DrainRequestBody(app, limit=1000))({"type": "lifespan"}, nothing, nothing)
     assert seen == ["lifespan"]
 
 
@@ -211,3 +212,26 @@ def test_counts_are_written_out_when_flushed() -> None:
     assert metrics.REGISTRY.get_sample_value("idp_rate_limit_refusals_total", labels) == 1
     metrics.flush()  # written once
     assert metrics.REGISTRY.get_sample_value("idp_rate_limit_refusals_total", labels) == 1
+
+
+async def test_the_counted_app_still_drains_an_unread_body() -> None:
+    """Counting takes the drain's place as the outermost coroutine: a body the app did not
+    read is still read before the answer's last byte (``DrainRequestBody``)."""
+    events: list[str] = []
+    chunks = [b"a" * 10, b"b" * 10]
+
+    async def receive() -> dict[str, Any]:
+        events.append("receive")
+        body = chunks.pop(0) if chunks else b""
+        return {"type": "http.request", "body": body, "more_body": bool(chunks)}
+
+    async def send(message: dict[str, Any]) -> None:
+        events.append(message["type"])
+
+    headers = [(b"content-length", b"20")]
+    scope = {"type": "http", "http_version": "1.1", "method": "POST", "headers": headers}
+    before = requests("/upload", "POST", "401")
+    counted = RequestMetrics(DrainRequestBody(asgi_app("/upload", 401), limit=1000))
+    await counted(scope, receive, send)
+    assert events == ["http.response.start", "receive", "receive", "http.response.body"]
+    assert requests("/upload", "POST", "401") == before + 1

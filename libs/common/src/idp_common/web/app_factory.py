@@ -177,4 +177,4 @@ def create_service_app(
     )
     # The largest body a route takes: a face image in base64 JSON (4/3 of the photo limit).
     limit = settings.avatar_max_bytes * 4 // 3 + 2 * 1024 * 1024
-    return metrics.wrap(DrainRequestBody(cast(ASGIApp, app), limit=limit), app)
+    return metrics.wrap(DrainRequestBody(cast(ASGIApp, app), limit=limit))

@@ -89,9 +89,9 @@ class ServiceMetrics:
     handlers: list[Any] = field(default_factory=list)
     lifespans: list[Callable[[Any], Any]] = field(default_factory=list)
 
-    def wrap(self, asgi: DrainRequestBody, litestar: Any) -> DrainRequestBody | RequestMetrics:
+    def wrap(self, asgi: DrainRequestBody) -> DrainRequestBody | RequestMetrics:
         """The service's outermost ASGI app: ``asgi`` counted, or ``asgi`` itself."""
-        return RequestMetrics(asgi, app=litestar) if self.enabled else asgi
+        return RequestMetrics(asgi) if self.enabled else asgi
 
 
 def service_metrics(
