@@ -2,8 +2,10 @@
 #
 # One image for every Python process of the identity provider (the five services, the
 # `idp` operator tool, the proxy-config renderer) plus the two static frontends.
-# compose.yaml builds it; see docs/frontends.md. Written to mirror scripts/up.sh, which is
-# what runs on the project's machines (no Docker engine there), so keep the two in step.
+# compose.yaml builds it, and deploy/kubernetes/ runs it (docs/operations.md
+# "Kubernetes"); see docs/frontends.md. Written to mirror scripts/up.sh, which is what
+# runs on the project's machines (no Docker engine there): the services and ports are
+# deploy/stack.toml's, which tests/deploy holds compose and Kubernetes to.
 
 # --- Stage 1: the two frontends (Vite + TypeScript) -----------------------------------
 FROM node:20-bookworm-slim AS web
@@ -63,7 +65,10 @@ RUN groupadd --system --gid 10001 idp \
     && mkdir -p /var/lib/idp/keys /var/lib/idp/proxy \
     && chown -R idp:idp /var/lib/idp \
     && chmod 700 /var/lib/idp/keys
-USER idp
+# Numeric, so that Kubernetes' runAsNonRoot can verify it (a name cannot be checked
+# without the image's /etc/passwd). Nothing is written outside /tmp and the mounted
+# volumes: the root filesystem can be read-only (bytecode is compiled at build time).
+USER 10001:10001
 
 # Each compose service sets its own command (granian ..., idp ..., python proxy/render.py).
 CMD ["idp", "--help"]

@@ -3,6 +3,7 @@ ceilings, the errors, and exceptions found in the services' logs."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from bench.bare_sign import ISSUE_BARE_RATE
@@ -189,6 +190,7 @@ def log_findings(stack: Stack) -> list[str]:
             lines = process.log_path.read_text(errors="replace").splitlines()
         except OSError:
             continue
+        lines = [*lines, *_json_tracebacks(lines)]
         kinds = Counter(match.group(1) for line in lines if (match := EXCEPTION_LINE.match(line)))
         tracebacks = sum(1 for line in lines if line.startswith("Traceback"))
         if tracebacks:
@@ -198,3 +200,19 @@ def log_findings(stack: Stack) -> list[str]:
                 f"{LOGS.relative_to(ROOT)}/{process.log_path.name}"
             )
     return notes
+
+
+def _json_tracebacks(lines: list[str]) -> list[str]:
+    """The lines of the tracebacks that JSON log lines carry in their ``exception`` field
+    (``SVC_LOG_FORMAT=json``, the default), to be counted as the text ones are."""
+    found: list[str] = []
+    for line in lines:
+        if not line.startswith("{"):
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("exception"), str):
+            found.extend(record["exception"].splitlines())
+    return found

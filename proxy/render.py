@@ -135,6 +135,47 @@ def refusals(run_dir: Path) -> str:
     return "\n".join(out) + "\n"
 
 
+# One upstream server: host:port (a name, an IPv4 address or a bracketed IPv6 address).
+SERVER = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}")
+#: The services behind the proxy, as (option, template placeholder, default address).
+UPSTREAMS = (
+    ("token", "TOKEN_SERVERS", "127.0.0.1:8101"),
+    ("admin", "ADMIN_SERVERS", "127.0.0.1:8102"),
+    ("entity", "ENTITY_SERVERS", "127.0.0.1:8103"),
+    ("authui", "AUTHUI_SERVERS", "127.0.0.1:8104"),
+)
+
+
+def servers(given: list[str] | None, default: str, fail_timeout: int) -> str:
+    """The ``server`` lines of one upstream: every replica given (repeated options and
+    comma lists both work), or the default address. A replica that failed is skipped for
+    ``fail_timeout`` seconds (nginx's passive check), then tried again."""
+    addresses = [a.strip() for value in (given or [default]) for a in value.split(",")]
+    for address in addresses:
+        if not SERVER.fullmatch(address):
+            raise SystemExit(f"render: {address!r} is not an upstream address (host:port)")
+    lines = [f"server {a} max_fails=1 fail_timeout={fail_timeout}s;" for a in addresses]
+    return "\n        ".join(lines)
+
+
+def check_drain(args: argparse.Namespace) -> None:
+    """A replica that drains (docs/operations.md "Rolling restart") must outlast the idle
+    connections nginx keeps to it, and nginx must use a restarted replica again before
+    the next one stops: both timeouts below the services' SVC_SHUTDOWN_DRAIN_SECONDS."""
+    if args.drain_seconds is None:
+        return
+    if args.upstream_keepalive_timeout >= args.drain_seconds:
+        raise SystemExit(
+            f"render: --upstream-keepalive-timeout {args.upstream_keepalive_timeout} must be "
+            f"below the services' drain ({args.drain_seconds:g} s)"
+        )
+    if args.upstream_fail_timeout > args.drain_seconds:
+        raise SystemExit(
+            f"render: --upstream-fail-timeout {args.upstream_fail_timeout} must not exceed "
+            f"the services' drain ({args.drain_seconds:g} s)"
+        )
+
+
 def mime_types() -> str:
     for candidate in ("/etc/nginx/mime.types", "/usr/local/nginx/conf/mime.types"):
         if Path(candidate).exists():
@@ -143,6 +184,7 @@ def mime_types() -> str:
 
 
 def render(args: argparse.Namespace) -> Path:
+    check_drain(args)
     run_dir = Path(args.run_dir).resolve()
     for sub in ("tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -178,10 +220,11 @@ def render(args: argparse.Namespace) -> Path:
         "DAEMON": "daemon off;" if args.foreground else "",
         "MIME_TYPES": args.mime_types or mime_types(),
         "LISTEN": args.listen,
-        "TOKEN_UPSTREAM": args.token,
-        "AUTHUI_UPSTREAM": args.authui,
-        "ADMIN_UPSTREAM": args.admin,
-        "ENTITY_UPSTREAM": args.entity,
+        **{
+            placeholder: servers(getattr(args, option), default, args.upstream_fail_timeout)
+            for option, placeholder, default in UPSTREAMS
+        },
+        "UPSTREAM_KEEPALIVE_TIMEOUT": str(args.upstream_keepalive_timeout),
         "WWW_ROOT": str(www),
         "PHOTO_BODY_MAX": str(args.avatar_max_bytes + 1024 * 1024),
         "FACE_JSON_BODY_MAX": str(args.avatar_max_bytes * 4 // 3 + 1024 * 1024),
@@ -206,10 +249,15 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--run-dir", required=True)
     p.add_argument("--listen", default="127.0.0.1:8080")
-    p.add_argument("--token", default="127.0.0.1:8101")
-    p.add_argument("--admin", default="127.0.0.1:8102")
-    p.add_argument("--entity", default="127.0.0.1:8103")
-    p.add_argument("--authui", default="127.0.0.1:8104")
+    # Each service's replicas: repeat the option or give a comma list (default: one, on
+    # the service's port of `make up`).
+    for option, _, default in UPSTREAMS:
+        p.add_argument(f"--{option}", action="append", metavar="HOST:PORT", help=default)
+    # Idle connections nginx keeps to a service are closed after this many seconds, and a
+    # replica that failed is left out this long; both below the services' drain.
+    p.add_argument("--upstream-keepalive-timeout", type=int, default=2)
+    p.add_argument("--upstream-fail-timeout", type=int, default=2)
+    p.add_argument("--drain-seconds", type=float, help="SVC_SHUTDOWN_DRAIN_SECONDS, checked")
     p.add_argument("--auth-dist", default=str(HERE.parent / "web/auth/dist"))
     p.add_argument("--console-dist", default=str(HERE.parent / "web/console/dist"))
     p.add_argument("--www-root", default="", help="a folder already holding auth/ and console/")

@@ -1,29 +1,20 @@
 #!/usr/bin/env bash
-# Stop what scripts/up.sh started: the proxy, the five services, the mail catcher, the moto
-# photo store, and the Redis or NATS
-# server it had to start itself. PostgreSQL and servers that were already running stay.
+# Stop what scripts/up.sh started: the proxy, every replica of the five services (all at
+# once: each drains SVC_SHUTDOWN_DRAIN_SECONDS, then finishes what is in flight), the mail
+# catcher, the moto photo store, and the Redis or NATS server it had to start itself.
+# PostgreSQL and servers that were already running stay.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 RUN="$VAR/run"
 
-stop_pid() {  # stop_pid NAME
-  local file="$RUN/$1.pid"
-  [ -f "$file" ] || return 0
-  local pid; pid=$(cat "$file")
-  if kill -0 "$pid" 2>/dev/null; then
-    say "stopping $1"
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-  fi
-  rm -f "$file"
-}
+stop_pid() { stop_pids "$1"; }  # stop_pid LABEL (scripts/lib.sh)
 
 if [ -f "$RUN/proxy.pid" ]; then
   [ -f "$RUN/proxy/nginx.conf" ] && nginx -q -c "$RUN/proxy/nginx.conf" -s quit 2>/dev/null || true
   stop_pid proxy
 fi
-for name in token admin entity authui-api logout-dispatcher; do stop_pid "$name"; done
+# shellcheck disable=SC2046  # one word per label
+stop_pids $(replica_labels_running)
 stop_pid mail-catcher
 stop_pid s3  # only when up.sh started it (a store it found running has no pid file)
 # The provider's own Redis: a clean shutdown writes the append-only file out.

@@ -47,7 +47,18 @@ ensure_system_packages() {
   command -v node >/dev/null || pkgs+=(nodejs)
   command -v npm >/dev/null || pkgs+=(npm)
   [ -x /usr/bin/chromium ] || pkgs+=(chromium)  # headless browser for the page tests
+  # `kubectl kustomize` renders the Kubernetes overlays in tests/deploy (kustomize v5). The
+  # package `kubectl` where an apt source carries it (these machines' images do); with
+  # none, nothing is installed and tests/deploy fails saying kubectl is missing (Debian's
+  # own kubernetes-client bundles kustomize v2, too old for the overlays).
+  if ! command -v kubectl >/dev/null && apt_has kubectl; then pkgs+=(kubectl); fi
   apt_install "${pkgs[@]}"
+}
+
+apt_has() {  # apt_has PACKAGE: some apt source carries it
+  command -v apt-cache >/dev/null || return 1
+  if [ "$APT_UPDATED" -eq 0 ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
+  apt-cache show "$1" >/dev/null 2>&1
 }
 
 ensure_postgres() {
@@ -201,4 +212,53 @@ ensure_frontends() {
   ensure_node
   build_frontend web/auth
   build_frontend web/console
+}
+
+# --- replicas (make up, make down) ---------------------------------------------------
+# A replica is one `idp serve NAME` process; its pid file is var/run/LABEL.pid and its log
+# var/log/LABEL.log, LABEL being NAME for the first replica and NAME-1, NAME-2 ... after
+# (idp_common.operations.replicas, which also checks SVC_REPLICAS).
+SERVICE_NAMES="token admin entity authui-api logout-dispatcher"
+
+replica_labels_running() {  # the labels of every service pid file in var/run
+  local file label name
+  for file in "$VAR/run"/*.pid; do
+    [ -f "$file" ] || continue
+    label=$(basename "$file" .pid)
+    for name in $SERVICE_NAMES; do
+      case "$label" in "$name"|"$name"-[0-9]|"$name"-[0-9][0-9]) echo "$label" ;; esac
+    done
+  done
+}
+
+# Seconds a service may take to stop on SIGTERM: its drain and in-flight bound
+# (SVC_SHUTDOWN_DRAIN_SECONDS, SVC_SHUTDOWN_TIMEOUT_SECONDS: the environment, else
+# var/idp.env, else 5 and 20), plus 5.
+shutdown_grace() {
+  local drain timeout
+  drain=${SVC_SHUTDOWN_DRAIN_SECONDS:-$(sed -n 's/^SVC_SHUTDOWN_DRAIN_SECONDS=//p' "$VAR/idp.env" 2>/dev/null | tail -n 1)}
+  timeout=${SVC_SHUTDOWN_TIMEOUT_SECONDS:-$(sed -n 's/^SVC_SHUTDOWN_TIMEOUT_SECONDS=//p' "$VAR/idp.env" 2>/dev/null | tail -n 1)}
+  drain=${drain:-5}; timeout=${timeout:-20}
+  echo $(( ${drain%%.*} + ${timeout%%.*} + 6 ))
+}
+
+stop_pids() {  # stop_pids LABEL...: SIGTERM to each at once (their drains overlap), then wait
+  local label file pid pids=() deadline
+  for label in "$@"; do
+    file="$VAR/run/$label.pid"
+    [ -f "$file" ] || continue
+    pid=$(cat "$file")
+    if kill -0 "$pid" 2>/dev/null; then
+      say "stopping $label"
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+    rm -f "$file"
+  done
+  [ ${#pids[@]} -eq 0 ] && return 0
+  deadline=$((SECONDS + $(shutdown_grace)))
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.2; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  done
 }

@@ -4,15 +4,17 @@
 # a signing key if none exists, seeds, creates an administrator, starts the five
 # services, the proxy, a local mail catcher and a local S3-compatible photo store (moto),
 # and prints the URL and the administrator's credentials.
+# SVC_REPLICAS=token=3,authui-api=2 (given in the environment, it is kept in var/idp.env)
+# runs that many processes of a service, replica i on its base port + 10*i, all behind the
+# proxy; run again with other counts, it starts the new replicas, reloads the proxy, then
+# stops the replicas no longer wanted (each drains first: docs/operations.md "Scaling").
 # Running it again changes nothing and prints the same.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-LISTEN=${IDP_LISTEN:-127.0.0.1:8080}
-PROXY_PORT=${LISTEN##*:}
 RUN="$VAR/run"; LOG="$VAR/log"
-declare -A PORTS=([token]=8101 [admin]=8102 [entity]=8103 [authui-api]=8104 [logout-dispatcher]=8105)
+CALLER_REPLICAS=${SVC_REPLICAS:-}  # the caller's wins over var/idp.env's
 
 ensure_system_packages
 ensure_servers
@@ -21,50 +23,33 @@ ensure_python
 ensure_frontends
 mkdir -p "$RUN" "$LOG"
 
+# The services, their ports and the proxy's port: deploy/stack.toml (compose.yaml and
+# deploy/kubernetes/ are tested against it). The services' ports are the first replicas'.
+eval "declare -A PORTS=($(python3 deploy/stack.py ports))"
+LISTEN=${IDP_LISTEN:-127.0.0.1:$(python3 deploy/stack.py proxy-port)}
+PROXY_PORT=${LISTEN##*:}
+
 # --- settings: written once, then kept (var/idp.env, mode 0600) -----------------------
-if [ ! -f "$VAR/idp.env" ]; then
-  say "writing var/idp.env"
-  db_base=${IDP_PG_ADMIN_URL%/*}
-  admin_password=$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 20)
-  (umask 077; cat > "$VAR/idp.env" <<ENV
-SVC_ENV=dev
-SVC_ISSUER=http://localhost:$PROXY_PORT
-SVC_DATABASE_URL=${db_base/postgresql:/postgresql+asyncpg:}/idp
-SVC_REDIS_URL=redis://127.0.0.1:$IDP_REDIS_PORT/0
-SVC_REDIS_PREFIX=idp:
-SVC_NATS_URL=nats://127.0.0.1:4222
-SVC_NATS_PREFIX=idp
-SVC_SMTP_URL=smtp://127.0.0.1:1025
-SVC_KEY_DIR=$VAR/keys
-SVC_FORWARDED_ALLOW_IPS=127.0.0.1/32
-SVC_AVATAR_MAX_BYTES=5242880
-SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
-SVC_ADMIN_EMAIL=admin@example.com
-SVC_ADMIN_PASSWORD=$admin_password
-ENV
-  )
-fi
-# Settings added by later releases are appended to an existing var/idp.env.
+# Which settings and their values: deploy/stack.toml [native.settings]. A setting missing
+# from an existing var/idp.env (added by a later release) is appended; the rest is kept.
+db_base=${IDP_PG_ADMIN_URL%/*}
+PROXY_PORT=$PROXY_PORT DATABASE_URL="${db_base/postgresql:/postgresql+asyncpg:}/idp" \
+  REDIS_PORT=$IDP_REDIS_PORT KEY_DIR="$VAR/keys" S3_PORT=${IDP_S3_PORT:-9000} \
+  python3 deploy/stack.py native-env "$VAR/idp.env" | while read -r line; do say "$line"; done
 if grep -q '^SVC_REDIS_URL=redis://127.0.0.1:6379/' "$VAR/idp.env"; then
   say "note: var/idp.env uses the Redis on 6379, which keeps nothing on disk; the provider's own (append-only) is on $IDP_REDIS_PORT: set SVC_REDIS_URL=redis://127.0.0.1:$IDP_REDIS_PORT/0 to use it"
 fi
-# Development: applications on this machine may receive back-channel logouts.
-grep -q '^SVC_BACKCHANNEL_ALLOW_PRIVATE=' "$VAR/idp.env" || \
-  echo "SVC_BACKCHANNEL_ALLOW_PRIVATE=true" >> "$VAR/idp.env"
-grep -q '^SVC_SECRETS_KEY=' "$VAR/idp.env" || \
-  echo "SVC_SECRETS_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" >> "$VAR/idp.env"
-# Photos: a local S3-compatible store (moto accepts any credentials). A line
-# SVC_S3_ENDPOINT_URL= (empty) or another endpoint and keys in var/idp.env is kept.
-grep -q '^SVC_S3_ENDPOINT_URL=' "$VAR/idp.env" || cat >> "$VAR/idp.env" <<ENV
-SVC_S3_ENDPOINT_URL=http://127.0.0.1:${IDP_S3_PORT:-9000}
-SVC_S3_BUCKET=idp-avatars
-AWS_ACCESS_KEY_ID=idp-local
-AWS_SECRET_ACCESS_KEY=idp-local-secret
-AWS_EC2_METADATA_DISABLED=true
-ENV
 set -a; . "$VAR/idp.env"; set +a
-ensure_s3 "${SVC_S3_ENDPOINT_URL:-}"
+SVC_REPLICAS=${CALLER_REPLICAS:-${SVC_REPLICAS:-}}
 IDP="$ROOT/.venv/bin/idp"
+# One line per replica: SERVICE INDEX PORT LABEL (the one parser of SVC_REPLICAS).
+bases=(); for name in "${!PORTS[@]}"; do bases+=(--base "$name=${PORTS[$name]}"); done
+REPLICAS=$("$ROOT/.venv/bin/python" -m idp_common.operations.replicas "$SVC_REPLICAS" "${bases[@]}") \
+  || die "SVC_REPLICAS=$SVC_REPLICAS: see above (example: token=3,authui-api=2)"
+if [ -n "$CALLER_REPLICAS" ]; then  # remembered: a later `make up` keeps this scale
+  sed -i '/^SVC_REPLICAS=/d' "$VAR/idp.env" && echo "SVC_REPLICAS=$CALLER_REPLICAS" >> "$VAR/idp.env"
+fi
+ensure_s3 "${SVC_S3_ENDPOINT_URL:-}"
 
 # --- database, keys, catalogue, administrator -----------------------------------------
 db_name=${SVC_DATABASE_URL##*/}
@@ -83,18 +68,17 @@ case "$admin_out" in
 esac
 
 # --- services and proxy ---------------------------------------------------------------
-running() {  # running NAME: its pid file names a live process
+running() {  # running LABEL: its pid file names a live process
   [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null
 }
 
-for name in token admin entity authui-api logout-dispatcher; do
-  port=${PORTS[$name]}
-  if running "$name"; then continue; fi
-  listening "$port" && die "port $port (for $name) is taken by another program"
-  say "starting $name on 127.0.0.1:$port"
-  setsid nohup "$IDP" serve "$name" --port "$port" >> "$LOG/$name.log" 2>&1 < /dev/null &
-  echo $! > "$RUN/$name.pid"
-done
+while read -r name index port label; do
+  if running "$label"; then continue; fi
+  listening "$port" && die "port $port (for $label) is taken by another program"
+  say "starting $label on 127.0.0.1:$port"
+  setsid nohup "$IDP" serve "$name" --port "$port" >> "$LOG/$label.log" 2>&1 < /dev/null &
+  echo $! > "$RUN/$label.pid"
+done <<< "$REPLICAS"
 
 # --- local mail catcher: reset links land in var/mail/*.eml (SVC_SMTP_URL's default port) --
 if ! running mail-catcher; then
@@ -107,29 +91,50 @@ if ! running mail-catcher; then
   fi
 fi
 
+say "waiting for the services to be ready"
+while read -r name index port label; do
+  ok=0
+  for _ in $(seq 600); do
+    if curl -fsS -o /dev/null "http://127.0.0.1:$port/health/ready" 2>/dev/null; then ok=1; break; fi
+    running "$label" || break
+    sleep 0.2
+  done
+  [ "$ok" -eq 1 ] || { tail -n 30 "$LOG/$label.log" >&2; die "$label is not ready (log: var/log/$label.log)"; }
+done <<< "$REPLICAS"
+
+# The proxy lists every ready replica; a running proxy is reloaded when that list changed.
+upstreams=()
+while read -r name index port label; do
+  case "$name" in token|admin|entity) upstreams+=("--$name" "127.0.0.1:$port") ;;
+    authui-api) upstreams+=(--authui "127.0.0.1:$port") ;; esac
+done <<< "$REPLICAS"
+render_proxy() {
+  conf=$(python3 proxy/render.py --run-dir "$RUN/proxy" --listen "$LISTEN" "${upstreams[@]}" \
+    --drain-seconds "${SVC_SHUTDOWN_DRAIN_SECONDS:-5}" --avatar-max-bytes "$SVC_AVATAR_MAX_BYTES")
+  nginx -t -q -c "$conf"
+  echo "${upstreams[*]}" > "$RUN/proxy/upstreams"
+}
 if ! running proxy; then
   listening "$PROXY_PORT" && die "port $PROXY_PORT (for the proxy) is taken by another program"
   say "starting the proxy on $LISTEN"
-  conf=$(python3 proxy/render.py --run-dir "$RUN/proxy" --listen "$LISTEN" \
-    --token 127.0.0.1:${PORTS[token]} --admin 127.0.0.1:${PORTS[admin]} \
-    --entity 127.0.0.1:${PORTS[entity]} --authui 127.0.0.1:${PORTS[authui-api]} \
-    --avatar-max-bytes "$SVC_AVATAR_MAX_BYTES")
-  nginx -t -q -c "$conf"
+  render_proxy
   nginx -c "$conf"
   for _ in $(seq 50); do [ -s "$RUN/proxy/nginx.pid" ] && break; sleep 0.1; done
   cp "$RUN/proxy/nginx.pid" "$RUN/proxy.pid"
+elif [ "$(cat "$RUN/proxy/upstreams" 2>/dev/null)" != "${upstreams[*]}" ]; then
+  say "reloading the proxy (replicas changed)"
+  render_proxy
+  nginx -c "$conf" -s reload
+  sleep 1  # nginx's old workers finish what they hold; the new ones use the new list
 fi
 
-say "waiting for the services to be ready"
-for name in token admin entity authui-api logout-dispatcher; do
-  port=${PORTS[$name]}; ok=0
-  for _ in $(seq 600); do
-    if curl -fsS -o /dev/null "http://127.0.0.1:$port/health/ready" 2>/dev/null; then ok=1; break; fi
-    running "$name" || break
-    sleep 0.2
-  done
-  [ "$ok" -eq 1 ] || { tail -n 30 "$LOG/$name.log" >&2; die "$name is not ready (log: var/log/$name.log)"; }
+# Replicas no longer wanted (SVC_REPLICAS lowered): out of the proxy now, so stop them.
+wanted=" $(awk '{printf "%s ", $4}' <<< "$REPLICAS")"
+surplus=()
+for label in $(replica_labels_running); do
+  case "$wanted" in *" $label "*) ;; *) surplus+=("$label") ;; esac
 done
+[ ${#surplus[@]} -eq 0 ] || stop_pids "${surplus[@]}"
 curl -fsS -o /dev/null "http://$LISTEN/.well-known/openid-configuration" || die "the proxy does not answer on $LISTEN"
 
 cat <<DONE
@@ -141,5 +146,7 @@ The identity provider is running.
   Password:       $admin_password_line
   Mail:           var/mail/    (messages the provider sends, as .eml files)
   Photo store:    $S3_STATUS
+  Replicas:       $(awk '!($1 in n) {order[++k] = $1} {n[$1]++}
+                    END {for (i = 1; i <= k; i++) printf "%s x%d  ", order[i], n[order[i]]}' <<< "$REPLICAS")
   Logs:           var/log/     Stop: make down
 DONE

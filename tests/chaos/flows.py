@@ -66,13 +66,14 @@ async def run_one(kind: str, step: Any) -> tuple[Outcome, Any]:
     try:
         value = await step()
     except Failed as failed:
-        return Outcome(kind, started, False, failed.seen, failed.bad), failed
+        ended = time.monotonic()
+        return Outcome(kind, started, False, failed.seen, failed.bad, ended), failed
     except httpx.TransportError as error:
-        return Outcome(kind, started, False, NO_ANSWER), error
+        return Outcome(kind, started, False, NO_ANSWER, ended=time.monotonic()), error
     except (ValueError, KeyError) as error:  # a 200 whose body is not what it should be
         return Outcome(kind, started, False, f"malformed answer ({error.__class__.__name__})",
-                       True), error  # fmt: skip
-    return Outcome(kind, started, True), value
+                       True, time.monotonic()), error  # fmt: skip
+    return Outcome(kind, started, True, ended=time.monotonic()), value
 
 
 async def client_credentials(http: httpx.AsyncClient, client: TestClient, scope: str) -> str:

@@ -32,6 +32,9 @@ PACE_S = 0.3  # pause between two iterations of one worker
 LOGOUT_AFTER_S = 6.0
 
 
+Worker = Callable[[], Coroutine[Any, Any, None]]  # one iteration of one kind
+
+
 @dataclass
 class Chain:
     first: str  # the first token: its digest finds the family
@@ -103,7 +106,7 @@ class Load:
         async with httpx.AsyncClient(
             base_url=self.plan.base_url, timeout=flows.TIMEOUT, follow_redirects=False
         ) as http:
-            workers: list[Callable[[], Coroutine[Any, Any, None]]] = [
+            workers: list[Worker] = [
                 lambda: self._client_credentials(http),
                 lambda: self._authorize(http),
                 lambda: self._userinfo(http),
@@ -113,9 +116,14 @@ class Load:
                 (lambda slot=slot: self._refresh(http, slot))  # type: ignore[misc]
                 for slot in range(self.plan.chains_at_once)
             ]
+            workers += self.extra_workers(http)
             await asyncio.gather(*(self._loop(worker) for worker in workers))
         for signed in self.signed_in:
             await signed.browser.aclose()
+
+    def extra_workers(self, http: httpx.AsyncClient) -> list[Worker]:
+        """More kinds of request, each a loop of its own (a subclass adds them)."""
+        return []
 
     async def _loop(self, once: Callable[[], Coroutine[Any, Any, None]]) -> None:
         while not self._stop.is_set():

@@ -26,6 +26,7 @@ class Outcome:
     ok: bool
     seen: str = "ok"
     bad: bool = False
+    ended: float = 0.0  # time.monotonic() when it ended (0: not recorded)
 
 
 def describe_answer(status: int, content_type: str, retry_after: str | None) -> tuple[str, bool]:

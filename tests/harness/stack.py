@@ -24,6 +24,7 @@ from idp_common.crypto.keys import generate_key_file
 from idp_common.crypto.secretbox import generate_key as generate_secrets_key
 from tests.harness import infra
 from tests.harness.process import Process
+from tests.harness.replicas import assign_ports, upstream_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ("token", "admin", "entity", "authui-api", "logout-dispatcher")
@@ -40,9 +41,10 @@ class Stack:
     db_name: str
     env: dict[str, str]
     proxy_port: int
-    service_ports: dict[str, int]
+    service_ports: dict[str, int]  # the first replica of each service
     processes: list[Process] = field(default_factory=list)
     s3_port: int = 0  # the run's moto S3 server
+    replica_ports: dict[str, list[int]] = field(default_factory=dict)  # every replica
 
     @property
     def proxy_url(self) -> str:
@@ -66,6 +68,10 @@ class Stack:
 
     def service_url(self, name: str) -> str:
         return f"http://127.0.0.1:{self.service_ports[name]}"
+
+    def ports_of(self, name: str) -> list[int]:
+        """The port of every replica of ``name``, the first replica first."""
+        return self.replica_ports.get(name) or [self.service_ports[name]]
 
     # --- processes -------------------------------------------------------------------
     def idp(
@@ -135,7 +141,6 @@ class Stack:
     ) -> Process:
         port = port or infra.free_port()
         run_dir = self.work_dir / f"{name}-{port}"
-        ports = self.service_ports
         render = [
             sys.executable,
             str(ROOT / "proxy/render.py"),
@@ -144,14 +149,7 @@ class Stack:
             "--listen",
             f"127.0.0.1:{port}",
             "--foreground",
-            "--token",
-            f"127.0.0.1:{ports['token']}",
-            "--admin",
-            f"127.0.0.1:{ports['admin']}",
-            "--entity",
-            f"127.0.0.1:{ports['entity']}",
-            "--authui",
-            f"127.0.0.1:{ports['authui-api']}",
+            *upstream_args(self),  # every replica of each service
             "--avatar-max-bytes",
             self.env["SVC_AVATAR_MAX_BYTES"],
             *_console_dist(),
@@ -242,17 +240,25 @@ def new_stack(base_dir: Path) -> Stack:
         # test of the limit runs a service of its own with the default (10).
         "SVC_FACE_PER_IP": "1000",
         "SVC_LOG_LEVEL": "WARNING",
+        "SVC_SHUTDOWN_DRAIN_SECONDS": "0.1",  # no balancer to tell: stop at once on SIGTERM
         "SVC_SECRETS_KEY": generate_secrets_key(),
         **infra.s3_env(s3_port, run_id),
     }
     return Stack(run_id, work_dir, db_name, env, proxy_port, ports, s3_port=s3_port)
 
 
-def start_stack(stack: Stack, workers: Mapping[str, int] | None = None) -> None:
+def start_stack(
+    stack: Stack,
+    workers: Mapping[str, int] | None = None,
+    replicas: Mapping[str, int] | None = None,
+    proxy_args: tuple[str, ...] = (),
+) -> None:
     """Database, two signing keys (an older and a newer), migrate, seed, services, proxy.
 
-    ``workers`` maps a service name to its Granian worker count (others: one worker).
+    ``workers`` / ``replicas`` map a service name to its Granian worker count / its number
+    of processes behind the proxy (others: one); ``proxy_args`` go to proxy/render.py.
     """
+    assign_ports(stack, replicas)
     # Photos: a moto S3 server, stopped with the stack; it starts while the database migrates.
     s3 = stack.spawn("s3", infra.s3_server_command(stack.s3_port), stack.s3_port, {})
     infra.run(infra.create_database(stack.db_name))
@@ -263,12 +269,12 @@ def start_stack(stack: Stack, workers: Mapping[str, int] | None = None) -> None:
         result = stack.idp(*args)
         if result.returncode != 0:
             raise RuntimeError(f"idp {args[0]} failed:\n{result.stdout}\n{result.stderr}")
-    counts = workers or {}
     started = [
-        stack.start_service(name, port=stack.service_ports[name], workers=counts.get(name))
+        stack.start_service(name, port=port, workers=(workers or {}).get(name))
         for name in SERVICES
+        for port in stack.ports_of(name)
     ]
-    proxy = stack.start_proxy(port=stack.proxy_port)
+    proxy = stack.start_proxy(port=stack.proxy_port, extra_args=proxy_args)
     stack.wait_until_up(s3, "/")
     for process in started:
         stack.wait_until_up(process)

@@ -6,6 +6,7 @@ nothing listens, the same failure a stopped server shows.
 
 from __future__ import annotations
 
+import asyncpg
 import httpx
 import pytest
 
@@ -72,6 +73,32 @@ def test_database_not_at_migration_head_is_not_ready(extra_processes: Stack) -> 
         assert httpx.get(url + "/health/ready", timeout=10).status_code == 503
     finally:
         infra.run(infra.drop_database(name))  # FORCE: closes the service's connections
+
+
+async def _stamp(db_url: str, revision: str) -> None:
+    conn = await asyncpg.connect(db_url.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        await conn.execute("UPDATE alembic_version SET version_num = $1", revision)
+    finally:
+        await conn.close()
+
+
+def test_a_schema_ahead_of_this_release_keeps_it_ready(extra_processes: Stack) -> None:
+    """A rollout migrates first (spec part 9.5), while the previous release still serves:
+    its replicas must stay ready on the newer schema, or every request fails until the new
+    replicas are up (migrations are additive within a release: docs/operations.md)."""
+    name = f"idp_t_{infra.run_id()}"
+    db_url = infra.run(infra.create_database(name))
+    try:
+        migrated = extra_processes.idp("migrate", env={"SVC_DATABASE_URL": db_url})
+        assert migrated.returncode == 0, migrated.stderr
+        infra.run(_stamp(db_url, "9999_a_later_release"))
+        url = start(extra_processes, "token", {"SVC_DATABASE_URL": db_url})
+        body = httpx.get(url + "/health", timeout=10).json()
+        assert body == {"status": "ok", "database": "ahead", "redis": "ok"}
+        assert httpx.get(url + "/health/ready", timeout=10).status_code == 200
+    finally:
+        infra.run(infra.drop_database(name))
 
 
 def test_dispatcher_without_nats_is_degraded(extra_processes: Stack) -> None:

@@ -48,3 +48,16 @@ async def test_concurrent_claims_never_deliver_twice(sessions: Sessions) -> None
     assert len(claimed) == len(set(claimed)) == RACERS * 3
     async with sessions() as session:
         assert await repo.claim_pending(session, 100) == []
+
+
+async def test_the_writers_traceparent_is_kept_with_the_row(sessions: Sessions) -> None:
+    traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    async with sessions.begin() as session:
+        await repo.add_event(session, "idp.session.ended", {"n": 1}, traceparent=traceparent)
+        await repo.add_event(session, "idp.session.ended", {"n": 2})
+    async with sessions.begin() as session:
+        rows = await repo.claim_pending(session, 10)
+    assert [(row.payload, row.traceparent) for row in rows] == [
+        (b'{"n":1}', traceparent),
+        (b'{"n":2}', None),
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from idp_common.web.log_redaction import RedactDetails, install, redact
+from idp_common.observability.log_redaction import RedactDetails, install, redact
 
 ERROR = (
     "(sqlalchemy.dialects.postgresql.asyncpg.IntegrityError) <class 'asyncpg.exceptions."

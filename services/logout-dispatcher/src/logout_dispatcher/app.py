@@ -49,7 +49,10 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
     async def dispatching(_: Litestar) -> AsyncIterator[None]:
         async with new_http_client(allow_private=settings.backchannel_allow_private) as http:
             fan_out = FanOut(
-                issuer=settings.issuer, keys=resources.keys, sessions=resources.sessions, http=http
+                issuer=settings.issuer,
+                keys=resources.key_ring.current,
+                sessions=resources.sessions,
+                http=http,
             )
             async with SessionEndedConsumer(settings, link, fan_out).running():
                 yield

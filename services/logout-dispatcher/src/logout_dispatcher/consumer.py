@@ -9,6 +9,9 @@
   (spec part 6: failed deliveries are not retried).
 - Events are handled concurrently (a hanging application holds up only its own event),
   at most ``MAX_IN_FLIGHT`` at once; the rest wait in the stream for any replica.
+- Each event is handled in a consumer span, ``logout fan-out``, child of the trace its
+  message carries (the logout request's, through the outbox and the relay): the recipients'
+  query and each back-channel POST are its children (docs/operations.md "Traces and logs").
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
+from opentelemetry.trace import Span
 
 from idp_common.config import Settings
 from idp_common.events import ensure_stream
 from idp_common.events.nats_link import NatsLink
+from idp_common.events.trace_context import consuming
 from idp_common.usecases.session_end import SessionEnded, session_ended_subject
 from logout_dispatcher.fanout import FanOut
 
@@ -41,6 +46,7 @@ FETCH_SECONDS: Final = 5.0
 RETRY_DELAY_SECONDS: Final = 5.0
 #: Shutdown waits this long for events in flight (one delivery's five seconds and the audit).
 DRAIN_SECONDS: Final = 7.0
+FAN_OUT_SPAN: Final = "logout fan-out"
 
 _decode = msgspec.json.Decoder(SessionEnded).decode
 
@@ -126,24 +132,29 @@ class SessionEndedConsumer:
 
     async def _handle(self, message: Msg) -> None:
         try:
-            try:
-                event = _decode(message.data)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                log.error("logout: unreadable event dropped")
-                await message.term()
-                return
-            try:
-                recipients = await self._fan_out.recipients(event)
-            except Exception as exc:
-                log.warning("logout: recipients unreadable (%s), retrying", type(exc).__name__)
-                await message.nak(delay=RETRY_DELAY_SECONDS)
-                return
-            try:
-                await self._fan_out.deliver(event, recipients)
-            except Exception as exc:  # some POSTs may have gone out: never send them again
-                log.error("logout: fan-out failed (%s)", type(exc).__name__)
-            await message.ack()
+            with consuming(FAN_OUT_SPAN, message.subject, message.headers) as span:
+                await self._fan_out_once(message, span)
         except Exception as exc:  # an ack lost with NATS: JetStream redelivers after ack_wait
             log.warning("logout: event handling failed (%s)", type(exc).__name__)
         finally:
             self._slots.release()
+
+    async def _fan_out_once(self, message: Msg, span: Span) -> None:
+        try:
+            event = _decode(message.data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            log.error("logout: unreadable event dropped")
+            await message.term()
+            return
+        try:
+            recipients = await self._fan_out.recipients(event)
+        except Exception as exc:
+            log.warning("logout: recipients unreadable (%s), retrying", type(exc).__name__)
+            await message.nak(delay=RETRY_DELAY_SECONDS)
+            return
+        span.set_attribute("idp.logout.recipients", len(recipients))
+        try:
+            await self._fan_out.deliver(event, recipients)
+        except Exception as exc:  # some POSTs may have gone out: never send them again
+            log.error("logout: fan-out failed (%s)", type(exc).__name__)
+        await message.ack()

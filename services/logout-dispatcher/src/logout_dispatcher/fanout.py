@@ -14,7 +14,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import httpx
@@ -50,6 +50,7 @@ def sign_logout_tokens(
             ),
             keys,
             typ=TYP_LOGOUT_TOKEN,
+            now=now,
         )
         for recipient in recipients
     ]
@@ -82,10 +83,12 @@ class FanOut:
         self,
         *,
         issuer: str,
-        keys: KeySet,
+        keys: Callable[[], KeySet],
         sessions: async_sessionmaker[AsyncSession],
         http: httpx.AsyncClient,
     ) -> None:
+        """``keys`` gives the key set of the moment (the directory is re-read while the
+        dispatcher runs, ``idp_common.web.key_ring``)."""
         self._issuer = issuer
         self._keys = keys
         self._sessions = sessions
@@ -105,7 +108,7 @@ class FanOut:
             return []
         started = time.perf_counter()
         tokens = await asyncio.to_thread(
-            sign_logout_tokens, self._keys, self._issuer, event, recipients
+            sign_logout_tokens, self._keys(), self._issuer, event, recipients
         )
         signed = time.perf_counter()
         attempts = await asyncio.gather(

@@ -11,7 +11,7 @@ from idp_common.operations.cleanup import periodic_cleanup
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.resources import open_resources
 from token_service.controllers.authorize import AuthorizeController
-from token_service.controllers.discovery import DiscoveryController
+from token_service.controllers.discovery import discovery_router
 from token_service.controllers.introspect import IntrospectionController
 from token_service.controllers.logout import LogoutController
 from token_service.controllers.revoke import RevocationController
@@ -32,7 +32,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         lifespans=[cleanup],
         resources=resources,
         route_handlers=[
-            DiscoveryController,
+            discovery_router(settings),
             AuthorizeController,
             LogoutController,
             TokenController,

@@ -57,6 +57,7 @@ class TokenContext:
     verified: TTLCache[str, dict[str, Any]] = field(
         default_factory=lambda: TTLCache(VERIFIED_CACHE_SECONDS, VERIFIED_CACHE_ENTRIES)
     )
+    verified_with: KeySet | None = None  # the key set ``verified`` was filled with
 
     @property
     def settings(self) -> Settings:
@@ -71,9 +72,13 @@ class TokenContext:
         (``at+jwt``) hold, checked once per worker and token (the answer depends only on
         the token and the key set). Raises ``InvalidToken``. The caller still checks the
         claims (``check_claims``) and must not change the returned dict."""
+        keys = self.keys
+        if keys is not self.verified_with:  # re-read: a removed key must stop verifying now
+            self.verified.clear()
+            self.verified_with = keys
         claims = self.verified.get(token)
         if claims is None:
-            claims = verify_signature(token, self.keys, typ=TYP_ACCESS_TOKEN)
+            claims = verify_signature(token, keys, typ=TYP_ACCESS_TOKEN)
             self.verified.put(token, claims)
         return claims
 

@@ -187,7 +187,7 @@ def sign_access_token(deps: GrantDeps, auth: Authorization, ident: AccessTokenId
         sid=auth.sid,
     )
     claims["aud"] = audience_claim(auth.audiences)
-    return sign_jwt(claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN)
+    return sign_jwt(claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN, now=deps.now)
 
 
 def sign_id_token(deps: GrantDeps, auth: Authorization, access_token: str) -> str:
@@ -207,7 +207,7 @@ def sign_id_token(deps: GrantDeps, auth: Authorization, access_token: str) -> st
         access_token=access_token,
         extra=extra,
     )
-    return sign_jwt(claims, deps.ctx.keys, typ=TYP_JWT)
+    return sign_jwt(claims, deps.ctx.keys, typ=TYP_JWT, now=deps.now)
 
 
 def sign_tokens(

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from idp_common.config.settings import FACE_SIGNIN_MODES, Settings
+from idp_common.config.settings import FACE_SIGNIN_MODES, LOG_FORMATS, Settings
 from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.caller_address import parse_trusted_networks
 
@@ -16,6 +16,8 @@ _POSITIVE: tuple[str, ...] = (
     "avatar_max_bytes",
     "access_token_ttl",
     "recent_sign_in_max_age",
+    "shutdown_drain_seconds",
+    "shutdown_timeout_seconds",
     *(field.name for field in msgspec.structs.fields(Settings) if field.name.endswith("_per_ip")),
 )
 
@@ -62,6 +64,9 @@ def validate(settings: Settings) -> list[str]:
             )
     problems.extend(_validate_services(settings))
     problems.extend(_validate_face(settings))
+    problems.extend(_validate_key_rotation(settings))
+    if settings.log_format not in LOG_FORMATS:
+        problems.append(f"SVC_LOG_FORMAT: must be one of {', '.join(LOG_FORMATS)}")
     if settings.session_cookie_host_prefix and not settings.is_prod:
         problems.append(
             "SVC_SESSION_COOKIE_HOST_PREFIX: needs SVC_ENV=prod (a __Host- cookie must be "
@@ -81,6 +86,16 @@ def _validate_face(settings: Settings) -> list[str]:
         problems.append("SVC_FACE_WORKERS: must be 0 (automatic) or a number of processes")
     if settings.face_signin not in FACE_SIGNIN_MODES:
         problems.append(f"SVC_FACE_SIGNIN: must be one of {', '.join(FACE_SIGNIN_MODES)}")
+    return problems
+
+
+def _validate_key_rotation(settings: Settings) -> list[str]:
+    """The JWKS cache lifetime and the key directory's reload interval."""
+    problems: list[str] = []
+    if settings.jwks_cache_seconds < 0:
+        problems.append("SVC_JWKS_CACHE_SECONDS: must be 0 (no caching) or a number of seconds")
+    if settings.key_reload_seconds < 1:
+        problems.append("SVC_KEY_RELOAD_SECONDS: must be at least 1 (second)")
     return problems
 
 

@@ -9,6 +9,7 @@ import msgspec
 from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.constants import (
     ACCESS_TOKEN_TTL_SECONDS,
+    DISCOVERY_MAX_AGE_SECONDS,
     RECENT_SIGN_IN_MAX_AGE_SECONDS,
     RESET_PER_IP_LIMIT,
     SESSION_COOKIE_NAME,
@@ -23,6 +24,9 @@ Environment = Literal["dev", "prod"]
 #: lets a face replace the password (a weaker sign-in of its own ``acr``);
 #: ``second_factor`` accepts a face only after the password; ``off`` never asks for one.
 FACE_SIGNIN_MODES: tuple[str, ...] = ("first_factor", "second_factor", "off")
+#: How log lines are written (``SVC_LOG_FORMAT``, docs/operations.md "Traces and logs"):
+#: ``json``, one JSON object a line, for collectors; ``text``, one readable line, for people.
+LOG_FORMATS: tuple[str, ...] = ("json", "text")
 
 
 class SettingsError(Exception):
@@ -54,6 +58,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_url: str = "smtp://127.0.0.1:1025"
     smtp_from: str = "Identity provider <no-reply@localhost>"
     key_dir: str = "var/keys"
+    # Signing-key rotation (docs/operations.md "Signing keys"): the JWKS and discovery
+    # max-age, and how often every process re-reads key_dir; a rotated key signs only
+    # after both have passed.
+    jwks_cache_seconds: int = DISCOVERY_MAX_AGE_SECONDS
+    key_reload_seconds: int = 10
     secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
 
     access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS
@@ -84,12 +93,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
     session_cookie_host_prefix: bool = False
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
+    # Graceful shutdown of `idp serve` (docs/operations.md "Rolling restart"): on SIGTERM
+    # /health/ready answers 503 and the service keeps serving, with `Connection: close`,
+    # for the drain; then it stops accepting and in-flight requests get at most the
+    # timeout to finish (Granian's workers_kill_timeout).
+    shutdown_drain_seconds: float = 5.0
+    shutdown_timeout_seconds: float = 20.0
     # Prometheus metrics at GET /metrics on each service's own port (docs/operations.md
     # "Metrics"); off: the route is 404 and nothing is counted. ``metrics_dir``: where
     # ``idp serve`` makes each replica's multiprocess directory (empty: the temp folder).
     metrics_enabled: bool = True
     metrics_dir: str = ""
     log_level: str = "INFO"
+    log_format: str = "json"  # one of LOG_FORMATS
 
     @property
     def is_prod(self) -> bool:

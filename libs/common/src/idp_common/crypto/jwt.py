@@ -74,9 +74,13 @@ class InvalidToken(Exception):
         self.reason = reason
 
 
-def sign_jwt(claims: Mapping[str, Any], key_set: KeySet, *, typ: str = TYP_JWT) -> str:
-    """Sign ``claims`` with the newest key. Header: ``{"alg": "RS256", "kid", "typ"}``."""
-    signing_key = key_set.signing_key
+def sign_jwt(
+    claims: Mapping[str, Any], key_set: KeySet, *, typ: str = TYP_JWT, now: float | None = None
+) -> str:
+    """Sign ``claims`` with the key current at ``now`` (the token's issue time, so that a
+    new key signs only tokens issued from its activation time on; default: the wall
+    clock). Header: ``{"alg": "RS256", "kid", "typ"}``."""
+    signing_key = key_set.signing_key if now is None else key_set.signing_key_at(now)
     header = {"alg": JWS_ALGORITHM, "kid": signing_key.kid, "typ": typ}
     payload = json.dumps(dict(claims), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return jws.serialize_compact(header, payload.encode("utf-8"), signing_key.key, _ALGORITHMS)

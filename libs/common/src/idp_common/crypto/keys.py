@@ -1,35 +1,33 @@
-"""Signing keys: loaded once from a directory, rotated by file name.
+"""Signing keys: read from a directory, each signing from the time its file name states.
 
-Spec part 5 "Signing keys":
-
-1. Keys are read once at start-up. Rotation is ordered by file name.
-2. After rotation the old key is kept at least five more minutes, because resource servers
-   cache the key set for five minutes.
-
-How this module reads that:
+Spec part 5 "Signing keys" (rotation ordered by file name; the old key kept at least a
+JWKS cache lifetime longer), extended by issue #22 for rotation without restarts:
 
 - A key directory holds RSA private keys as PEM files named ``*.pem`` (PKCS#8
   ``BEGIN PRIVATE KEY`` or PKCS#1 ``BEGIN RSA PRIVATE KEY``, unencrypted). Other files,
-  sub-directories and hidden files (``.foo.pem``) are ignored.
-- Files are sorted by name. The last one (the newest) signs; every one is published in the
-  JWKS so that tokens signed by an older key still verify until the operator removes it.
+  sub-directories and hidden files (``.foo.pem``) are ignored
+  (:mod:`idp_common.crypto.key_files`).
+- Files are sorted by name; a name is the key's UTC activation time
+  (``20261126T100000Z.pem``). The signing key is the last one whose time has passed
+  (:mod:`idp_common.crypto.key_schedule`: next / current / retired; a hand-named file is
+  active since always, so a directory of hand-named files keeps "the last by name
+  signs"). Every key is published in the JWKS, the next ones before they sign and the
+  retired ones until the tokens they signed have expired.
 - ``kid`` is the RFC 7638 JWK thumbprint (SHA-256, base64url without padding) of the public
   key (:mod:`idp_common.protocol.rfc7517_jwk`), so every replica derives the same ``kid``
   from the same file, whatever its name.
 - Only RSA keys of at least 2048 bits are accepted (spec part 1: tokens are signed with
   RS256). Problems are reported as :class:`KeySetError` naming the file.
 
-:func:`generate_key_file` writes a new key whose name is its UTC creation time
-(``20261121T063500Z.pem``), so name order is creation order and the new key signs after the
-next restart.
+Every process re-reads the directory while it runs (:mod:`idp_common.web.key_ring`).
+:func:`generate_key_file` writes a new key named by the time it may start signing.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-from dataclasses import dataclass
-from datetime import UTC, datetime
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
@@ -39,6 +37,15 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from joserfc.jwk import KeySet as JoseKeySet
 from joserfc.jwk import RSAKey
 
+from idp_common.crypto.key_files import (
+    KEY_FILE_SUFFIX,
+    KeySetError,
+    ensure_directory,
+    free_name,
+    key_files,
+    write_new_file,
+)
+from idp_common.crypto.key_schedule import activation_of, key_file_stem, signer_window
 from idp_common.protocol.rfc7517_jwk import rfc7638_thumbprint, rsa_public_jwk
 
 __all__ = [
@@ -51,22 +58,18 @@ __all__ = [
     "generate_key_file",
     "load_key_set",
     "load_signing_key",
+    "new_private_key_pem",
+    "write_key_file",
 ]
 
 #: The only signature algorithm the provider uses (spec part 1, part 5 "Access tokens").
 JWS_ALGORITHM = "RS256"
 #: NIST SP 800-131A: RSA keys shorter than this are refused.
 MIN_RSA_BITS = 2048
-#: Files in the key directory that are read as keys.
-KEY_FILE_SUFFIX = ".pem"
 #: Default size of generated keys: RSA-2048 signs about 4x faster than RSA-3072, and RS256
 #: signing is the token endpoint's main cost; NIST SP 800-57 accepts 2048 through 2030.
 #: Larger keys stay available (``idp keys generate --bits 3072``).
 DEFAULT_RSA_BITS = 2048
-
-
-class KeySetError(Exception):
-    """The key directory or one of its files cannot be used. The message names the file."""
 
 
 def _public_jwk(public_key: rsa.RSAPublicKey, kid: str) -> dict[str, str]:
@@ -116,9 +119,15 @@ class SigningKey:
 
 @dataclass(frozen=True)
 class KeySet:
-    """The provider's keys, ordered oldest to newest by file name. The newest signs."""
+    """The provider's keys, ordered oldest to newest by file name. The current key signs
+    (:mod:`idp_common.crypto.key_schedule`); every key is published."""
 
     keys: tuple[SigningKey, ...]
+    # The signer and the interval in which it stays the signer: signing is the token
+    # endpoint's hot path, so the schedule is consulted once per interval, not per token.
+    _window: list[tuple[float, float, SigningKey]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if not self.keys:
@@ -131,10 +140,26 @@ class KeySet:
                 )
             seen[signing_key.kid] = signing_key.file_name
 
+    @cached_property
+    def _activations(self) -> tuple[float | None, ...]:
+        moments = (activation_of(k.file_name) for k in self.keys)
+        return tuple(None if moment is None else moment.timestamp() for moment in moments)
+
+    def signing_key_at(self, now: float) -> SigningKey:
+        """The key that signs a token issued at ``now`` (POSIX seconds)."""
+        if self._window:
+            since, until, signer = self._window[0]
+            if since <= now < until:
+                return signer
+        index, since, until = signer_window(self._activations, now)
+        signer = self.keys[index]
+        self._window[:] = [(since, until, signer)]
+        return signer
+
     @property
     def signing_key(self) -> SigningKey:
-        """The newest key (last by file name); every new token is signed with it."""
-        return self.keys[-1]
+        """The key that signs now (by the wall clock)."""
+        return self.signing_key_at(time.time())
 
     def find(self, kid: str) -> SigningKey | None:
         """The key whose ``kid`` is ``kid``, or None."""
@@ -166,21 +191,6 @@ def load_signing_key(file_name: str, pem: bytes) -> SigningKey:
     return SigningKey.from_private_key(file_name, private_key)
 
 
-def _key_files(directory: Path) -> list[Path]:
-    if not directory.is_dir():
-        raise KeySetError(f"{directory}: key directory does not exist or is not a directory")
-    try:
-        entries = list(directory.iterdir())
-    except OSError as exc:
-        raise KeySetError(f"{directory}: cannot list key directory ({exc.strerror})") from exc
-    files = [
-        path
-        for path in entries
-        if path.name.endswith(KEY_FILE_SUFFIX) and not path.name.startswith(".") and path.is_file()
-    ]
-    return sorted(files, key=lambda path: path.name)
-
-
 def load_key_set(directory: str | Path) -> KeySet:
     """Read every ``*.pem`` key in ``directory``, ordered by file name (oldest first).
 
@@ -188,7 +198,7 @@ def load_key_set(directory: str | Path) -> KeySet:
     is unreadable, encrypted, not RSA, or smaller than 2048 bits; the message names the file.
     """
     path = Path(directory)
-    files = _key_files(path)
+    files = key_files(path)
     if not files:
         raise KeySetError(f"{path}: no signing key (*{KEY_FILE_SUFFIX}) found; generate one first")
     keys: list[SigningKey] = []
@@ -201,79 +211,44 @@ def load_key_set(directory: str | Path) -> KeySet:
     return KeySet(tuple(keys))
 
 
-def _utc_stem(now: datetime) -> str:
-    if now.tzinfo is None or now.utcoffset() is None:
-        raise ValueError("now must be timezone-aware")
-    return now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+def new_private_key_pem(bits: int = DEFAULT_RSA_BITS) -> bytes:
+    """A new RSA private key as unencrypted PKCS#8 PEM."""
+    if bits < MIN_RSA_BITS or bits % 8:
+        raise ValueError(f"bits must be a multiple of 8 and at least {MIN_RSA_BITS}")
+    private_key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
+    return private_key.private_bytes(
+        encoding=serialization.Encoding.PEM,
+        format=serialization.PrivateFormat.PKCS8,
+        encryption_algorithm=serialization.NoEncryption(),
+    )
 
 
-def _ensure_directory(directory: Path) -> None:
-    if directory.exists():
-        if not directory.is_dir():
-            raise KeySetError(f"{directory}: exists and is not a directory")
-        return
-    directory.mkdir(mode=0o700, parents=True)
-    directory.chmod(0o700)  # mkdir's mode is masked by the umask
+def write_key_file(directory: str | Path, pem: bytes, *, activation: datetime) -> Path:
+    """Write ``pem`` (mode 0600) named by ``activation``, the UTC time from which it signs.
 
-
-def _free_name(directory: Path, stem: str) -> Path:
-    """``{stem}.pem``, else ``{stem}_001.pem`` … (``_`` sorts after ``.``, so order holds)."""
-    candidate = directory / f"{stem}{KEY_FILE_SUFFIX}"
-    counter = 0
-    while candidate.exists():
-        counter += 1
-        candidate = directory / f"{stem}_{counter:03d}{KEY_FILE_SUFFIX}"
-    return candidate
+    Creates ``directory`` (mode 0700) when missing. Refuses with :class:`KeySetError`
+    naming the file when an existing key would keep the new one from ever signing: one that
+    sorts after it and is active by then (a hand-named file, which is active always).
+    A key still waiting to sign after it (a next key written with a longer lead) is no
+    obstacle: the new key signs until that one's time.
+    """
+    path = Path(directory)
+    ensure_directory(path)
+    target = free_name(path, key_file_stem(activation))
+    for existing in key_files(path):
+        moment = activation_of(existing.name)
+        if existing.name > target.name and (moment is None or moment <= activation):
+            raise KeySetError(
+                f"{existing}: sorts after the new key {target.name}; "
+                "the new key would not sign (check the clock or rename the file)"
+            )
+    write_new_file(target, pem)
+    return target
 
 
 def generate_key_file(
     directory: str | Path, *, now: datetime, bits: int = DEFAULT_RSA_BITS
 ) -> Path:
-    """Write a new RSA private key (PKCS#8 PEM, mode 0600) named from ``now`` in UTC.
-
-    Creates ``directory`` (mode 0700) when missing. The name sorts after every key already
-    there, so the new key is the signing key after the next start; if an existing file
-    would sort after it (a clock set back, a hand-named file) :class:`KeySetError` is raised
-    rather than writing a key that would never sign. Returns the new file's path.
-    """
-    if bits < MIN_RSA_BITS or bits % 8:
-        raise ValueError(f"bits must be a multiple of 8 and at least {MIN_RSA_BITS}")
-    path = Path(directory)
-    _ensure_directory(path)
-    target = _free_name(path, _utc_stem(now))
-    existing = _key_files(path)
-    if existing and existing[-1].name > target.name:
-        raise KeySetError(
-            f"{existing[-1]}: sorts after the new key {target.name}; "
-            "the new key would not sign (check the clock or rename the file)"
-        )
-    private_key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
-    pem = private_key.private_bytes(
-        encoding=serialization.Encoding.PEM,
-        format=serialization.PrivateFormat.PKCS8,
-        encryption_algorithm=serialization.NoEncryption(),
-    )
-    _write_new_file(target, pem)
-    return target
-
-
-def _write_new_file(target: Path, data: bytes) -> None:
-    """Write ``data`` to a hidden temporary file, then link it to ``target`` atomically.
-
-    ``os.link`` refuses to replace an existing file, so a concurrent writer cannot be
-    overwritten and a reader never sees a half-written key.
-    """
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.link(temporary, target)
-        except FileExistsError as exc:
-            raise KeySetError(f"{target}: already exists") from exc
-    finally:
-        temporary.unlink(missing_ok=True)
+    """Write a new RSA private key active from ``now`` (``idp keys generate``: it signs as
+    soon as the processes have re-read the directory). Returns the new file's path."""
+    return write_key_file(directory, new_private_key_pem(bits), activation=now)

@@ -12,6 +12,10 @@ rows to the stream once NATS answers.
   again (the relay died between publishing and marking) is dropped by JetStream's
   duplicate window instead of being delivered twice.
 - A failed publish stops the batch: what was published is marked, the rest waits.
+- A row written in a traced request (``traceparent``) is published in a producer span of
+  that trace, carried by the message's ``traceparent`` header
+  (:mod:`idp_common.events.trace_context`). The relay's own statements are not traced: it
+  polls every second, and each poll would be a trace of its own.
 - Stopping lets the batch in flight finish (up to ``STOP_SECONDS``), so rows it published
   are marked instead of being published again by the next relay.
 """
@@ -32,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from idp_common.config import Settings
 from idp_common.events.nats_link import NatsLink
 from idp_common.events.stream import ensure_stream
+from idp_common.events.trace_context import publishing, untraced
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.hot_pool import asyncpg_dsn
 from idp_common.storage.repos.outbox import OUTBOX_CHANNEL, claim_pending, mark_published
@@ -65,10 +70,11 @@ class OutboxRelay:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """Run the relay for the life of the block (a Litestar lifespan)."""
-        tasks = [
-            asyncio.create_task(self._listen(), name="outbox-listen"),
-            asyncio.create_task(self._relay(), name="outbox-relay"),
-        ]
+        with untraced():  # the tasks keep it: polls and LISTEN checks make no traces
+            tasks = [
+                asyncio.create_task(self._listen(), name="outbox-listen"),
+                asyncio.create_task(self._relay(), name="outbox-relay"),
+            ]
         try:
             yield
         finally:
@@ -138,13 +144,15 @@ class OutboxRelay:
                 rows = await claim_pending(db, BATCH)
                 published: list[int] = []
                 for row in rows:
+                    msg_id = f"{row.id}-{row.created_at.timestamp()}"
                     try:
-                        await js.publish(
-                            row.subject,
-                            row.payload,
-                            timeout=PUBLISH_TIMEOUT,
-                            headers={"Nats-Msg-Id": f"{row.id}-{row.created_at.timestamp()}"},
-                        )
+                        with publishing(row.subject, row.traceparent) as trace_headers:
+                            await js.publish(
+                                row.subject,
+                                row.payload,
+                                timeout=PUBLISH_TIMEOUT,
+                                headers={"Nats-Msg-Id": msg_id, **trace_headers},
+                            )
                     except (NatsError, TimeoutError) as exc:
                         failure = exc
                         break

@@ -1,7 +1,25 @@
-"""What operators watch: the Prometheus metrics every service exposes at ``GET /metrics``
-(docs/operations.md "Metrics").
+"""What an operator watches a service by: log lines, traces and metrics (issue 22;
+docs/operations.md "Traces and logs", "Metrics").
 
-Imports nothing of the provider, so any layer may count (``state`` counts rate-limit
-refusals, a service counts its own events); the web wiring (the request middleware, the
-``/metrics`` route, the samplers) lives in ``idp_common.web``.
+- :mod:`.logs`: every log line of a service process, its own, Granian's and the
+  libraries', one JSON object (or one readable line), with the service, the request id and
+  the current trace.
+- :mod:`.request_context`: the request id of each request (the proxy's ``X-Request-Id``),
+  and the name of its server span.
+- :mod:`.tracing`: OpenTelemetry traces, exported over OTLP/HTTP only when
+  ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set; :mod:`.tracing_sdk`, the SDK side, is loaded
+  only then.
+- :mod:`.metrics`: every Prometheus family the services count, its labels, the switch
+  (``SVC_METRICS_ENABLED``); :mod:`.multiprocess`: a replica's multiprocess directory and
+  its dead workers. ``GET /metrics`` and the request counter are wired in
+  ``idp_common.web``; a layer below that counts through what it is handed (the rate
+  limiter takes its refusal counter as an argument).
+
+The trace context an event carries from its writer to its consumer lives beside the
+events (``idp_common.events.trace_context``).
+
+- :mod:`.log_redaction`: PostgreSQL's ``DETAIL`` values hidden in every log record.
+
+Layer: below ``idp_common.web``, which wires it into every service; above the use cases;
+imports only ``idp_common.config`` of the project (``pyproject.toml``, import-linter).
 """

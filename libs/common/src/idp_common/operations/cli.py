@@ -1,8 +1,10 @@
 """``idp``: the operator tool.
 
     idp migrate [--to REV]        upgrade (or downgrade) the schema; default: head
-    idp keys generate [--if-missing]   add a signing key (the newest file signs)
-    idp keys list                 key files, their kid, and which one signs
+    idp keys generate [--if-missing]   add a signing key, active now
+    idp keys rotate [--lead S] [--dry-run]   add the next key (signs after the JWKS cache
+                                  lifetime), prune retired keys whose tokens expired
+    idp keys list                 key files, kid, next / current / retired, when prunable
     idp seed                      the idp API and scopes, the administrator role, the console client
     idp create-admin              an administrator (SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD or generated)
     idp cleanup                   delete codes and refresh tokens past expiry + 1 hour
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -74,26 +77,40 @@ def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_keys_generate(settings: Settings, args: argparse.Namespace) -> int:
-    from idp_common.crypto.keys import generate_key_file
+    from idp_common.operations import key_commands
 
-    directory = Path(settings.key_dir)
-    existing = sorted(directory.glob("*.pem")) if directory.exists() else []
-    if args.if_missing and existing:
-        print(f"keys: {len(existing)} key file(s) in {directory}; none added")
-        return 0
-    path = generate_key_file(directory, now=datetime.now(UTC), bits=args.bits)
-    print(f"keys: wrote {path} (it signs once the services restart)")
-    return 0
+    return key_commands.generate(
+        settings, now=datetime.now(UTC), bits=args.bits, if_missing=args.if_missing, out=sys.stdout
+    )
+
+
+def cmd_keys_rotate(settings: Settings, args: argparse.Namespace) -> int:
+    from idp_common.crypto.keys import KeySetError
+    from idp_common.operations import key_commands
+
+    try:
+        return key_commands.rotate(
+            settings,
+            clock=lambda: datetime.now(UTC),
+            bits=args.bits,
+            lead=args.lead,
+            dry_run=args.dry_run,
+            out=sys.stdout,
+        )
+    except KeySetError as exc:
+        print(f"rotate: {exc}", file=sys.stderr)
+        return 1
 
 
 def cmd_keys_list(settings: Settings, _: argparse.Namespace) -> int:
-    from idp_common.crypto.keys import load_key_set
+    from idp_common.crypto.keys import KeySetError
+    from idp_common.operations import key_commands
 
-    key_set = load_key_set(settings.key_dir)
-    for key in key_set.keys:
-        mark = "  (signs)" if key is key_set.signing_key else ""
-        print(f"{key.file_name}  kid={key.kid}{mark}")
-    return 0
+    try:
+        return key_commands.list_keys(settings, now=datetime.now(UTC), out=sys.stdout)
+    except KeySetError as exc:
+        print(f"keys: {exc}", file=sys.stderr)
+        return 1
 
 
 def cmd_seed(settings: Settings, _: argparse.Namespace) -> int:
@@ -156,12 +173,13 @@ def cmd_relay(settings: Settings, _: argparse.Namespace) -> int:
 
 
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
-    from granian import Granian
     from granian.constants import Interfaces
 
     from idp_common.crypto.keys import KeySetError, load_key_set
     from idp_common.crypto.passwords import WORKERS_ENV
+    from idp_common.observability.logs import dict_config
     from idp_common.observability.multiprocess import use_replica_dir
+    from idp_common.operations.serving import DrainingGranian
 
     # Every service holds the key set. Read it once here: a key file that cannot be read
     # stops the start with one line naming it, instead of workers that fail to start
@@ -178,8 +196,10 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"serve: no metrics directory under SVC_METRICS_DIR ({exc})", file=sys.stderr)
             return 1
-    Granian(
+    # SIGTERM: drain (ready 503, connections close), then stop; docs/operations.md.
+    DrainingGranian(
         SERVICES[args.service],
+        drain_seconds=settings.shutdown_drain_seconds,
         factory=True,
         interface=Interfaces.ASGI,
         address=args.host,
@@ -188,7 +208,13 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         # A worker that dies (OOM killer, a crash in native code) is replaced; without
         # this Granian shuts the whole service down (make chaos, fault 5).
         respawn_failed_workers=True,
+        # In-flight requests get this long to finish once the drain is over.
+        workers_kill_timeout=math.ceil(settings.shutdown_timeout_seconds),
         log_access=False,  # query strings may carry tokens (id_token_hint): never logged
+        # Granian's own lines in the services' format (JSON by default)
+        log_dictconfig=dict_config(
+            service=args.service, level=settings.log_level, fmt=settings.log_format
+        ),
     ).serve()
     return 0
 
@@ -216,7 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--if-missing", action="store_true", help="only when no key exists")
     p.add_argument("--bits", type=int, default=DEFAULT_RSA_BITS)
     p.set_defaults(func=cmd_keys_generate)
-    keys.add_parser("list", help="list keys and their kid").set_defaults(func=cmd_keys_list)
+    p = keys.add_parser("rotate", help="write the next key; prune expired retired keys")
+    p.add_argument("--lead", type=int, help="seconds until it signs (at least the default)")
+    p.add_argument("--dry-run", action="store_true", help="say what would change; change nothing")
+    p.add_argument("--bits", type=int, default=DEFAULT_RSA_BITS)
+    p.set_defaults(func=cmd_keys_rotate)
+    keys.add_parser("list", help="keys, their kid and state").set_defaults(func=cmd_keys_list)
     sub.add_parser("seed", help="seed the scope catalogue").set_defaults(func=cmd_seed)
     p = sub.add_parser("create-admin", help="create an administrator")
     p.add_argument("--email")

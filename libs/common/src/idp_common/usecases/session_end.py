@@ -8,7 +8,8 @@ change, an administrator ending all of a person's sessions; DESIGN.md "Events").
    ``{"user_id", "sid", "clients", "reason"}`` (:class:`SessionEnded`) that the relay
    publishes and the logout dispatcher turns into back-channel logout tokens (``clients``
    read from the session's applications set at that moment), inserted with
-   ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``;
+   ``dedupe_key = "session.ended:<sid>"`` and ``ON CONFLICT DO NOTHING``, with the
+   request's trace (``traceparent``, when traced) for the dispatcher to continue;
 2. the withdrawal of the codes issued in the session and not exchanged yet
    (``storage.repos.codes.withdraw_unused_codes``: a code of an ended session buys no
    tokens), then the revocation of the session's refresh tokens (``revoke_by_sessions``:
@@ -55,6 +56,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session, SessionTransaction
 from sqlalchemy.util import await_only
 
+from idp_common.events.trace_context import current_traceparent
 from idp_common.state.sessions import BrowserSession, SessionStore
 from idp_common.storage.repos.codes import withdraw_unused_codes
 from idp_common.storage.repos.outbox import add_event, announce
@@ -120,6 +122,7 @@ async def end_sessions(
     """End ``sessions``; see the module text."""
     revoked = ended = 0
     subject = session_ended_subject(nats_prefix)
+    traceparent = current_traceparent()
     for seen in sessions:
         record = await store.with_applications(seen)  # as reached until now
         event_ = SessionEnded(
@@ -130,7 +133,9 @@ async def end_sessions(
             client_sids=record.client_sids,
         )
         payload = msgspec.to_builtins(event_)
-        if await add_event(db_session, subject, payload, dedupe_key=dedupe_key(record.sid)):
+        if await add_event(
+            db_session, subject, payload, dedupe_key=dedupe_key(record.sid), traceparent=traceparent
+        ):
             ended += 1
         sids = _sids(record)
         # codes first: an exchange in flight commits its refresh token before this

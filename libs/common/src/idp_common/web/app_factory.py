@@ -8,7 +8,6 @@ only in their route handlers.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol, cast
@@ -16,14 +15,17 @@ from typing import Any, Protocol, cast
 from litestar import Litestar, Request, get
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
+from litestar.middleware.base import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.types import AfterExceptionHookHandler, ControllerRouterHandler
 
 from idp_common.config import Settings
+from idp_common.observability import logs, tracing
+from idp_common.observability.request_context import RequestContext
 from idp_common.state.redis_durability import warn_about_redis
-from idp_common.web import log_redaction
+from idp_common.web import shutdown
 from idp_common.web.drain import ASGIApp, DrainRequestBody, Receive, Scope, Send
 from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME
@@ -96,14 +98,6 @@ def _cors(settings: Settings) -> CORSConfig | None:
     )
 
 
-def configure_logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
-    log_redaction.install()  # PostgreSQL's DETAIL lines carry stored values
-
-
 def _check_redis(resources: Resources) -> Lifespan:
     """Ask Redis how it keeps data, once, in the background (it may be down at start-up;
     the service starts anyway): problems become warnings in the log."""
@@ -143,7 +137,7 @@ def create_service_app(
     see every exception before it is mapped to a response (the admin API audits refused
     writes there); ``metric_sources`` are read at every scrape of ``/metrics``.
     """
-    configure_logging(settings)
+    logs.configure_logging(settings, service=name)  # JSON lines (docs/operations.md)
     held = resources or open_resources(settings)
 
     @asynccontextmanager
@@ -153,24 +147,34 @@ def create_service_app(
         finally:
             await held.aclose()
 
+    draining = shutdown.Draining()  # set while `idp serve` drains this replica
     metrics = service_metrics(settings, name, held, metric_sources)
     handlers: list[Any] = [*health_handlers(health_checks), *metrics.handlers, *route_handlers]
     if not settings.is_prod:
         handlers.extend(_docs_aliases())
     app = Litestar(
         route_handlers=handlers,
-        state=State({"resources": held, "service": name}),
-        before_send=[security_headers(settings)],
+        state=State({"resources": held, "service": name, shutdown.STATE_KEY: draining}),
+        before_send=[security_headers(settings), shutdown.close_when_draining(draining)],
         exception_handlers=exception_handlers(),
         openapi_config=None if settings.is_prod else _openapi(name),
         cors_config=_cors(settings),
         lifespan=[
+            tracing.lifespan(name),  # first in, last out: flushes after the others
             close_resources,
             _check_redis(held),
+            held.key_ring.reloading,
+            shutdown.drain_watch(draining),
             *metrics.lifespans,
             *lifespans,
             _freeze_when_started,
         ],
+        # request ids in the log; traces when OTEL_EXPORTER_OTLP_ENDPOINT is set
+        middleware=[
+            *tracing.server_middleware(),
+            DefineMiddleware(RequestContext, name_spans=tracing.enabled()),
+        ],
+        logging_config=None,  # idp_common.observability.logs configures logging
         after_exception=list(after_exception),
         debug=False,
         request_class=JSONBodyRequest,  # a JSON body nobody can decode is a 400, not a 500

@@ -1,9 +1,12 @@
 """``/health``, ``/health/live`` and ``/health/ready`` (spec part 4 "Service health").
 
 ``/health`` always answers 200 and names each dependency ``ok`` or ``unreachable``
-(``database`` is ``outdated`` when its schema is not at the migrations' head).
-``/health/ready`` answers 503 when any dependency is not ``ok``: stop sending traffic,
-do not restart. ``/health/live`` touches nothing: restart only when it fails.
+(``database`` is ``outdated`` when its schema is below this release's migrations' head,
+``ahead`` when a later release has already migrated it: ready, since a rollout migrates
+before the new replicas start and the old ones must keep serving meanwhile).
+``/health/ready`` answers 503 when any dependency is not ``ok``, and ``{"status":
+"draining"}`` while the replica shuts down: stop sending traffic, do not restart.
+``/health/live`` touches nothing: restart only when it fails.
 """
 
 from __future__ import annotations
@@ -20,10 +23,14 @@ from sqlalchemy import text
 from idp_common.storage.db.migrate import current_revision
 from idp_common.web.caller import resources_of
 from idp_common.web.resources import Resources
+from idp_common.web.shutdown import is_draining
 
 log = logging.getLogger("idp.health")
 
-OK, UNREACHABLE, OUTDATED = "ok", "unreachable", "outdated"
+OK, UNREACHABLE, OUTDATED, AHEAD = "ok", "unreachable", "outdated", "ahead"
+#: What a replica can serve with. A schema ahead of the release is additive (migrations add;
+#: what a release stops using is dropped one release later: docs/operations.md).
+SERVING = frozenset({OK, AHEAD})
 Check = Callable[[Request[Any, Any, Any]], Awaitable[str]]
 
 
@@ -31,7 +38,11 @@ async def check_database(resources: Resources) -> str:
     async with resources.engine.connect() as conn:
         await conn.execute(text("SELECT 1"))
     revision = await current_revision(resources.engine)
-    return OK if revision == resources.head_revision else OUTDATED
+    if revision == resources.head_revision:
+        return OK
+    if revision is None or revision in resources.older_revisions:
+        return OUTDATED
+    return AHEAD
 
 
 async def check_redis(resources: Resources) -> str:
@@ -60,7 +71,7 @@ async def _report(request: Request[Any, Any, Any], extra: Mapping[str, Check]) -
         *(_guarded(n, p, timeout) for n, p in zip(names, probes, strict=True))
     )
     report = dict(zip(names, results, strict=True))
-    status = "ok" if all(v == OK for v in results) else "degraded"
+    status = "ok" if all(v in SERVING for v in results) else "degraded"
     return {"status": status, **report}
 
 
@@ -80,6 +91,8 @@ def health_handlers(extra: Mapping[str, Check] | None = None) -> list[HTTPRouteH
 
     @get("/health/ready", operation_id="healthReady", tags=["health"], summary="Readiness")
     async def ready(request: Request[Any, Any, Any]) -> Response[dict[str, str]]:
+        if is_draining(request):  # shutting down: take this replica out (web/shutdown.py)
+            return Response({"status": "draining"}, status_code=503)
         report = await _report(request, checks)
         return Response(report, status_code=200 if report["status"] == "ok" else 503)
 

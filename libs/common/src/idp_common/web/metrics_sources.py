@@ -15,11 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence, Sized
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -27,6 +25,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import mark_process_dead
 from sqlalchemy.pool import QueuePool
 
+from idp_common.crypto.key_schedule import activation_of
 from idp_common.observability.metrics import flush, set_pool_usage
 from idp_common.observability.multiprocess import MULTIPROC_ENV, prune_dead_workers
 from idp_common.web.resources import Resources
@@ -35,28 +34,16 @@ from idp_common.web.resources import Resources
 ScrapeSource = Callable[[], Awaitable[Sequence[Metric]]]
 
 WORKER_TICK_SECONDS: Final = 1.0
-#: ``idp keys generate`` names a key file by its UTC time: ``20261126T100000Z[_001].pem``.
-_KEY_TIME: Final = re.compile(r"(\d{8}T\d{6}Z)(?:_\d+)?\.pem")
 KEY_FAMILIES: Final = ("idp_signing_key_age_seconds", "idp_signing_keys_published")
 
 
-def key_file_time(file_name: str) -> float | None:
-    """The UTC time a key file's name states (its activation time), as a Unix time; None
-    when the name is not a time (a hand-named file, a date that does not exist)."""
-    match = _KEY_TIME.fullmatch(Path(file_name).name)
-    if match is None:
-        return None
-    try:
-        named = datetime.strptime(match.group(1), "%Y%m%dT%H%M%SZ")
-    except ValueError:  # digits that are no date (month 13)
-        return None
-    return named.replace(tzinfo=UTC).timestamp()
-
-
-def _key_time(file_name: str) -> float | None:
-    named = key_file_time(file_name)
-    if named is not None:
-        return named
+def key_time(file_name: str) -> float | None:
+    """A key file's time as a Unix time: the UTC activation time its name states
+    (``crypto.key_schedule.activation_of``), else its modification time (a hand-named
+    file); None when neither can be read."""
+    activation = activation_of(file_name)
+    if activation is not None:
+        return activation.timestamp()
     try:
         return os.stat(file_name).st_mtime
     except OSError:
@@ -86,7 +73,7 @@ def signing_key_families(keys: PublishedKeys, service: str, now: float) -> list[
         "Seconds since the signing key's file time (the UTC time in its name, else its mtime).",
         labels=["service"],
     )
-    since = _key_time(keys.signing_key.file_name)
+    since = key_time(keys.signing_key.file_name)
     if since is not None:
         age.add_metric([service], max(0.0, now - since))
     published = GaugeMetricFamily(

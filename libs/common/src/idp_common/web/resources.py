@@ -17,13 +17,15 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
-from idp_common.crypto.keys import KeySet, load_key_set
+from idp_common.crypto.keys import KeySet
+from idp_common.observability.metrics import count_limit_refusal
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.state.ratelimit import RateLimiter
 from idp_common.state.sessions import SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.hot_pool import HotPool
-from idp_common.storage.db.migrate import head_revision
+from idp_common.storage.db.migrate import head_revision, older_revisions
+from idp_common.web.key_ring import KeyRing
 
 #: Connections a worker keeps for ORM sessions (the hot statements have their own pool,
 #: ``idp_common.storage.db.hot_pool``); a request finding them all in use waits for one. No
@@ -41,10 +43,18 @@ class Resources:
     hot: HotPool
     sessions: async_sessionmaker[AsyncSession]
     redis: Redis
-    keys: KeySet
+    key_ring: KeyRing
     limiter: RateLimiter
     trusted_networks: tuple[IPv4Network | IPv6Network, ...]
     head_revision: str
+    #: The revisions below head: a database at one of them needs ``idp migrate`` first.
+    older_revisions: frozenset[str]
+
+    @property
+    def keys(self) -> KeySet:
+        """The signing keys of this moment: the one place every reader takes them from, so
+        that all see the directory re-read (``idp_common.web.key_ring``)."""
+        return self.key_ring.current()
 
     @cached_property
     def browser_sessions(self) -> SessionStore:
@@ -79,8 +89,9 @@ def open_resources(settings: Settings) -> Resources:
         hot=HotPool(settings.database_url, timeout=timeout),
         sessions=create_session_factory(engine),
         redis=redis,
-        keys=load_key_set(settings.key_dir),
-        limiter=RateLimiter(redis, settings.redis_prefix),
+        key_ring=KeyRing.open(settings.key_dir, reload_seconds=settings.key_reload_seconds),
+        limiter=RateLimiter(redis, settings.redis_prefix, on_refused=count_limit_refusal),
         trusted_networks=parse_trusted_networks(settings.forwarded_allow_ips),
         head_revision=head_revision(),
+        older_revisions=frozenset(older_revisions(head_revision())),
     )

@@ -100,7 +100,11 @@ async def outbox(sessions: async_sessionmaker[AsyncSession]) -> list[Any]:
     async with sessions() as db:
         rows = await db.execute(
             select(
-                OutboxEvent.id, OutboxEvent.subject, OutboxEvent.payload, OutboxEvent.published_at
+                OutboxEvent.id,
+                OutboxEvent.subject,
+                OutboxEvent.payload,
+                OutboxEvent.published_at,
+                OutboxEvent.traceparent,
             ).order_by(OutboxEvent.id)
         )
         return list(rows.all())

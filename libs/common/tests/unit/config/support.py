@@ -37,12 +37,16 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "smtp_url": ("smtps://mail.internal:465", "smtps://mail.internal:465"),
     "smtp_from": ("Example <no-reply@example.com>", "Example <no-reply@example.com>"),
     "key_dir": ("/etc/idp/keys", "/etc/idp/keys"),
+    "jwks_cache_seconds": ("600", 600),
+    "key_reload_seconds": ("5", 5),
     "secrets_key": ("A" * 43, "A" * 43),
     "access_token_ttl": ("300", 300),
     "token_per_ip": ("60", 60),
     "reset_per_ip": ("5", 5),
     "auth_fail_per_ip": ("30", 30),
     "dependency_timeout": ("2.5", 2.5),
+    "shutdown_drain_seconds": ("2.5", 2.5),
+    "shutdown_timeout_seconds": ("30", 30.0),
     "metrics_enabled": ("false", False),
     "metrics_dir": ("/run/idp-metrics", "/run/idp-metrics"),
     "cleanup_interval": ("60", 60),
@@ -57,6 +61,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "backchannel_allow_private": ("1", True),
     "session_cookie_host_prefix": ("true", True),
     "log_level": ("DEBUG", "DEBUG"),
+    "log_format": ("text", "text"),
 }
 
 

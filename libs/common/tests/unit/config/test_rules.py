@@ -146,11 +146,16 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_RESET_PER_IP", "-1"),
         ("SVC_AUTH_FAIL_PER_IP", "0"),
         ("SVC_DEPENDENCY_TIMEOUT", "0"),
+        ("SVC_SHUTDOWN_DRAIN_SECONDS", "0"),
+        ("SVC_SHUTDOWN_TIMEOUT_SECONDS", "-5"),
         ("SVC_SECRETS_KEY", "too-short"),
         ("SVC_FACE_THRESHOLD", "0.6"),  # DESIGN.md: at most 0.5
         ("SVC_FACE_THRESHOLD", "0"),
         ("SVC_FACE_MIN_SIZE", "10"),
         ("SVC_FACE_WORKERS", "-1"),
+        ("SVC_JWKS_CACHE_SECONDS", "-1"),
+        ("SVC_KEY_RELOAD_SECONDS", "0"),
+        ("SVC_LOG_FORMAT", "xml"),
     ],
 )
 def test_other_rules(name: str, raw: str) -> None:
@@ -168,6 +173,10 @@ def test_other_rules(name: str, raw: str) -> None:
         ("SVC_SMTP_URL", "smtp://mail:25"),
         ("SVC_S3_ENDPOINT_URL", ""),
         ("SVC_NATS_PREFIX", "idp_t_0a1b"),
+        ("SVC_JWKS_CACHE_SECONDS", "0"),
+        ("SVC_KEY_RELOAD_SECONDS", "1"),
+        ("SVC_LOG_FORMAT", "json"),
+        ("SVC_LOG_FORMAT", "text"),
     ],
 )
 def test_other_valid_values(name: str, raw: str) -> None:

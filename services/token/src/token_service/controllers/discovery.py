@@ -1,26 +1,32 @@
 """Discovery (OpenID Connect Discovery 1.0 §4, RFC 8414 §3) and the JWKS (RFC 7517 §5).
 
 Both metadata locations serve the same document, built once from ``SVC_ISSUER``.
-Cacheable for five minutes: resource servers refetch the key set when an unknown
-``kid`` appears (spec §5), and keys outlive a rotation by at least that long.
+Cacheable for ``SVC_JWKS_CACHE_SECONDS`` (spec part 8: five minutes): a rotated key is
+published at least that long before it signs, and a retired one stays published at least
+that long after its tokens expired (docs/operations.md "Signing keys"), so a resource
+server need not refetch the key set when an unknown ``kid`` appears.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from litestar import Controller, Request, get
+from litestar import Controller, Request, Router, get
 from litestar.datastructures import CacheControlHeader
 
+from idp_common.config import Settings
 from idp_common.protocol.rfc8414_metadata import provider_metadata
 from idp_common.web.caller import resources_of
 
-PUBLIC_5_MIN = CacheControlHeader(public=True, max_age=300)
+
+def discovery_router(settings: Settings) -> Router:
+    """The discovery and JWKS routes, ``Cache-Control: public, max-age=<cache lifetime>``."""
+    cache = CacheControlHeader(public=True, max_age=settings.jwks_cache_seconds)
+    return Router("/", route_handlers=[DiscoveryController], cache_control=cache)
 
 
 class DiscoveryController(Controller):
     tags = ["discovery"]
-    cache_control = PUBLIC_5_MIN
 
     @get(
         "/.well-known/openid-configuration",

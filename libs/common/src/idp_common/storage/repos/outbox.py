@@ -6,6 +6,8 @@ Contract:
   back) with the change it announces. With a ``dedupe_key`` the insert is ``ON CONFLICT DO
   NOTHING`` on that unique key: of any number of writers (concurrent ones included) one
   writes the event; the others wait for its transaction and then write nothing.
+  ``traceparent`` (W3C Trace Context) is the writer's trace, kept for the relay to send
+  along as a header; None when the writer is not traced.
 - :func:`announce` is ``pg_notify`` in the caller's transaction: PostgreSQL delivers it on
   commit only, so a listening relay hears of the rows exactly when they become visible.
 - :func:`claim_pending` locks up to ``limit`` unpublished rows, oldest first, ``FOR UPDATE
@@ -41,19 +43,26 @@ class PendingEvent(msgspec.Struct, frozen=True):
     subject: str
     payload: bytes  # the JSON document
     created_at: datetime
+    traceparent: str | None = None
 
 
 async def add_event(
-    db: Db, subject: str, payload: dict[str, Any], *, dedupe_key: str | None = None
+    db: Db,
+    subject: str,
+    payload: dict[str, Any],
+    *,
+    dedupe_key: str | None = None,
+    traceparent: str | None = None,
 ) -> bool:
     """Write an event to publish on ``subject``; False when ``dedupe_key`` was taken."""
     row = await statements(db).fetchrow(
-        "INSERT INTO event_outbox (subject, payload, dedupe_key)"
-        " VALUES ($1, CAST($2::text AS jsonb), $3)"
+        "INSERT INTO event_outbox (subject, payload, dedupe_key, traceparent)"
+        " VALUES ($1, CAST($2::text AS jsonb), $3, $4)"
         " ON CONFLICT (dedupe_key) DO NOTHING RETURNING id",
         subject,
         msgspec.json.encode(payload).decode(),
         dedupe_key,
+        traceparent,
     )
     return row is not None
 
@@ -66,13 +75,15 @@ async def announce(db: Db) -> None:
 async def claim_pending(db: Db, limit: int) -> list[PendingEvent]:
     """Lock and return up to ``limit`` unpublished events, oldest first (see the module)."""
     rows = await statements(db).fetch(
-        "SELECT id, subject, payload::text, created_at FROM event_outbox"
+        "SELECT id, subject, payload::text, created_at, traceparent FROM event_outbox"
         " WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED",
         limit,
     )
     return [
-        PendingEvent(ident, subject, msgspec.json.encode(msgspec.json.decode(doc)), created)
-        for ident, subject, doc, created in rows
+        PendingEvent(
+            ident, subject, msgspec.json.encode(msgspec.json.decode(doc)), created, traceparent
+        )
+        for ident, subject, doc, created, traceparent in rows
     ]
 
 

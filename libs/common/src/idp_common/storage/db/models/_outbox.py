@@ -35,3 +35,5 @@ class OutboxEvent(Base):
     created_at: Mapped[datetime] = created_at()
     published_at: Mapped[datetime | None]
     dedupe_key: Mapped[str | None] = mapped_column(unique=True)
+    # W3C trace context of the writer (``traceparent``), sent as a NATS header; NULL untraced
+    traceparent: Mapped[str | None]

@@ -30,6 +30,8 @@ def redact(text: str) -> str:
 
 def redact_record(record: logging.LogRecord) -> logging.LogRecord:
     """Hide ``DETAIL:`` lines in ``record``'s message and traceback."""
+    if isinstance(record.msg, dict):  # a structlog event: its formatter redacts it
+        return record
     message = record.getMessage()
     if "DETAIL:" in message:
         record.msg, record.args = redact(message), None
