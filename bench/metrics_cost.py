@@ -1,10 +1,14 @@
 """What the metrics cost (issue 22): ``bash bench/run.sh --metrics`` (``make bench-metrics``).
 
-One isolated stack (the test harness), and beside it two more token services on the same
-code, settings and keys, one with ``SVC_METRICS_ENABLED=true`` and one with ``false``, each
-``idp serve token --workers N`` (default 1). Round after round, each row is measured with
-wrk at the service port on both, one service at a time (the other idles), the order
-alternating from round to round so that a drift of the machine weighs on both alike:
+One isolated stack (the test harness), and beside it, in each round, a fresh pair of token
+services on the same code, settings and keys, one with ``SVC_METRICS_ENABLED=true`` and one
+with ``false``, each ``idp serve token --workers N`` (default 1), started in an order that
+alternates and with one ``PYTHONHASHSEED`` for the pair: two identical services differ by
+5-15 % on this machine (each process's own layout and placement), so one pair measured
+for long says little and many fresh pairs are compared instead. In each round each row is
+measured with wrk at the service port on both, one service at a time (the other idles),
+the order alternating from round to round so that a drift of the machine weighs on both
+alike:
 
 - ``client_credentials``: POST /oauth2/token, client_secret_basic (one RS256 signature);
 - ``userinfo``: GET /oauth2/userinfo with a bearer token (the cheapest real request).
@@ -19,8 +23,8 @@ throughput. Beside each rate it prints the CPU time the service (master and work
 from ``/proc``) spent per answered request: on a machine shared with other work the rate
 moves with the neighbours' load, the CPU per request much less, and while the service is
 CPU-bound its throughput is the cores it gets divided by that figure. Afterwards it
-checks that the "on" service counted what it answered (its ``/metrics``) and that the
-"off" one answers ``/metrics`` 404.
+checks that the last "on" service counted what it answered (its ``/metrics``) and that
+the "off" one answers ``/metrics`` 404.
 """
 
 from __future__ import annotations
@@ -98,8 +102,8 @@ class ServiceMeter(Meter):
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="bench/run.sh --metrics", description=__doc__)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--duration", type=float, default=6.0, help="seconds measured per run")
+    parser.add_argument("--rounds", type=int, default=10, help="pairs of fresh services")
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds measured per run")
     parser.add_argument("--warmup", type=float, default=1.5, help="seconds of warm-up per run")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--workers", type=int, default=1, help="Granian workers per service")
@@ -175,34 +179,75 @@ def in_process(stack: Stack, row: Row, rounds: int) -> None:
     )
 
 
-def measure(stack: Stack, services: dict[str, Process], rows: list[Row], opts: argparse.Namespace):
-    pids = [p.popen.pid for p in services.values()]
+@dataclass
+class Checks:
+    """What the last round's services said: the "on" one's count of the token requests it
+    answered and how many it answered, and the "off" one's answer to /metrics."""
+
+    counted: float = 0.0
+    answered: int = 0
+    off_status: int = 0
+
+
+def start_pair(stack: Stack, number: int, workers: int) -> dict[str, Process]:
+    """A fresh "on" and "off" token service, started in an order that alternates, with one
+    hash seed for both (a process's own layout moves its speed by several per cent)."""
+    services: dict[str, Process] = {}
+    order = ["on", "off"] if number % 2 else ["off", "on"]
+    for which in order:
+        overrides = {"SVC_METRICS_ENABLED": str(which == "on").lower()}
+        overrides["PYTHONHASHSEED"] = str(number)
+        services[which] = stack.start_service("token", overrides, workers=workers)
+    for process in services.values():
+        stack.wait_until_up(process)
+    return services
+
+
+def stop_pair(stack: Stack, services: dict[str, Process]) -> None:
+    for process in services.values():
+        process.stop()
+        stack.processes.remove(process)
+
+
+def measure(stack: Stack, rows: list[Row], opts: argparse.Namespace) -> Checks:
     wrk_opts = argparse.Namespace(
         warmup=opts.warmup, duration=opts.duration, wrk_threads=opts.wrk_threads
     )
+    checks = Checks()
     for number in range(1, opts.rounds + 1):
+        services = start_pair(stack, number, opts.workers)
+        pids = [p.popen.pid for p in services.values()]
         order = ["on", "off"] if number % 2 else ["off", "on"]
-        for row in rows:
-            for which in order:
-                meter = ServiceMeter(pids, stack.db_name, services[which].popen.pid)
-                result = wrk_row(
-                    row.key,
-                    row.key,
-                    services[which].url,
-                    row.request,
-                    opts.concurrency,
-                    wrk_opts,
-                    meter,
+        try:
+            for row in rows:
+                for which in order:
+                    meter = ServiceMeter(pids, stack.db_name, services[which].popen.pid)
+                    result = wrk_row(
+                        row.key,
+                        row.key,
+                        services[which].url,
+                        row.request,
+                        opts.concurrency,
+                        wrk_opts,
+                        meter,
+                    )
+                    getattr(row, which).append(result.rate)
+                    answers = max(1, result.ok + result.error_count)
+                    getattr(row, f"{which}_cpu").append(meter.service_cpu / answers * 1e6)
+                    row.errors += result.error_count
+                    row.other_cpu.append(result.other_cpu)
+                    if which == "on" and row.key == "client_credentials":
+                        checks.answered = result.ok + result.error_count
+                say(
+                    f"  round {number} {row.key}: on {row.on[-1]:,.0f}/s {row.on_cpu[-1]:.0f} µs,"
+                    f" off {row.off[-1]:,.0f}/s {row.off_cpu[-1]:.0f} µs"
                 )
-                getattr(row, which).append(result.rate)
-                answers = max(1, result.ok + result.error_count)
-                getattr(row, f"{which}_cpu").append(meter.service_cpu / answers * 1e6)
-                row.errors += result.error_count
-                row.other_cpu.append(result.other_cpu)
-            say(
-                f"  round {number} {row.key}: on {row.on[-1]:,.0f}/s {row.on_cpu[-1]:.0f} µs,"
-                f" off {row.off[-1]:,.0f}/s {row.off_cpu[-1]:.0f} µs"
-            )
+            checks.counted = counted_requests(services["on"].url, "/oauth2/token")
+            off = httpx.get(services["off"].url + "/metrics", timeout=10)
+            checks.off_status = off.status_code
+        finally:
+            stop_pair(stack, services)
+    return checks
 
 
 def counted_requests(url: str, route: str) -> float:
@@ -217,11 +262,11 @@ def counted_requests(url: str, route: str) -> float:
     )
 
 
-def report(rows: list[Row], services: dict[str, Process], opts: argparse.Namespace) -> None:
+def report(rows: list[Row], checks: Checks, opts: argparse.Namespace) -> None:
     print(
         f"\nMetrics cost: token service, {opts.workers} Granian worker(s) each, wrk "
-        f"-c{opts.concurrency}, {opts.rounds} rounds of {opts.duration:.0f} s per service "
-        "and row, alternating\n"
+        f"-c{opts.concurrency}, {opts.rounds} rounds (a fresh pair of services each) of "
+        f"{opts.duration:.0f} s per service and row, alternating\n"
     )
     print(
         f"{'row':<20} {'round':>5} {'on req/s':>10} {'off req/s':>10} {'on/off':>7} "
@@ -274,11 +319,10 @@ def report(rows: list[Row], services: dict[str, Process], opts: argparse.Namespa
             "upper bound); 'of service': over the service's CPU per request measured with "
             "wrk above (metrics off)."
         )
-    served = counted_requests(services["on"].url, "/oauth2/token")
-    off_status = httpx.get(services["off"].url + "/metrics", timeout=10).status_code
     print(
-        f"\nchecks: the 'on' service counted {served:,.0f} /oauth2/token requests; "
-        f"the 'off' service answers /metrics {off_status}"
+        f"\nchecks (last round): the 'on' service answered {checks.answered:,} token requests "
+        f"in its measured run and counted {checks.counted:,.0f} in all (warm-up and the "
+        f"userinfo token included); the 'off' service answers /metrics {checks.off_status}"
     )
     print(
         "cost = 1 - median(on) / median(off) (the bound applies to it); cpu cost = median "
@@ -308,20 +352,13 @@ def main(argv: list[str] | None = None) -> int:
         start_stack(stack)
         fixtures = rec.create_fixtures(stack, users=1, sessions=1)
         rows = requests(stack, fixtures)
-        services = {}
-        for which, enabled in (("on", "true"), ("off", "false")):
-            process = stack.start_service(
-                "token", {"SVC_METRICS_ENABLED": enabled}, workers=opts.workers
-            )
-            stack.wait_until_up(process)
-            services[which] = process
-        say(f"measuring: {opts.rounds} rounds, metrics on and off alternately")
-        measure(stack, services, rows, opts)
+        say(f"measuring: {opts.rounds} rounds, a fresh pair of services each, alternating")
+        checks = measure(stack, rows, opts)
         if opts.in_process_rounds:
             say(f"in process: {opts.in_process_rounds} batches of each, interleaved")
             for row in rows:
                 in_process(stack, row, opts.in_process_rounds)
-        report(rows, services, opts)
+        report(rows, checks, opts)
         return 0
     finally:
         say("removing the stack")
