@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-face chaos fuzz
+.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-face bench-metrics chaos fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ bench-admin: ## latency and query count of the admin lists (10,000 users, a user
 
 bench-backchannel: ## back-channel logout fan-out to 100 applications (prompt, and one silent)
 	@bash bench/run.sh --backchannel
+
+bench-metrics: ## the cost of metrics: token endpoint and userinfo with metrics on and off, alternating
+	@bash bench/run.sh --metrics
 
 bench-face: ## face verifications per second with 2 model processes, and the event loop's worst delay
 	@bash bench/run.sh --face

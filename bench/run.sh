@@ -22,6 +22,10 @@ if [ "${1:-}" = "--face" ]; then  # face verifications and the event loop (issue
   shift
   exec uv run --frozen python -m bench.face "$@"
 fi
+if [ "${1:-}" = "--metrics" ]; then  # the cost of /metrics (issue 22): bench/metrics_cost.py
+  shift
+  exec uv run --frozen python -m bench.metrics_cost "$@"
+fi
 if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/backchannel.py
   shift
   exec uv run --frozen python -m bench.backchannel "$@"

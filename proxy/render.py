@@ -193,7 +193,7 @@ def render(args: argparse.Namespace) -> Path:
         f"include {run_dir}/security_headers.conf;\n"
         "default_type application/problem+json;\n"
         'return 403 \'{"type":"about:blank","title":"Forbidden","status":403,'
-        '"detail":"health endpoints are not public","code":"proxy.forbidden"}\';\n'
+        '"detail":"health and metrics endpoints are not public","code":"proxy.forbidden"}\';\n'
     )
     (run_dir / "not_found.conf").write_text(
         f"include {run_dir}/security_headers.conf;\n"

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from litestar import Request
 
-from authui_service import flow
+from authui_service import flow, outcomes
 from authui_service.context import SigninContext
 from authui_service.throttle import Verdict, delay_after, factor_subject
 from idp_common.errors import RateLimited
@@ -32,13 +32,18 @@ NOTICE_SUBJECT: Final = "Someone is trying to sign in to your account"
 
 
 async def first_factor_attempt(
-    ctx: SigninContext, request: AnyRequest, account: str, challenge: Challenge
+    ctx: SigninContext,
+    request: AnyRequest,
+    account: str,
+    challenge: Challenge,
+    method: str = outcomes.METHOD_PASSWORD,
 ) -> None:
     """Count one password (or face-instead-of-password) attempt for ``account``; 429 while
     the account waits out its delay (alike for unknown accounts)."""
     verdict = await ctx.first_factor.attempt(account, time.time())
     if not verdict.allowed:
         await _refused(ctx, request, challenge, "login.throttled", verdict, actor=None)
+        outcomes.counted(method, outcomes.THROTTLED)
         raise RateLimited(
             "too many failed sign-ins for this account; wait and try again",
             retry_after=verdict.retry_after,
@@ -60,7 +65,11 @@ async def first_factor_not_evaluated(ctx: SigninContext, account: str, exc: Base
 
 
 async def first_factor_waits(
-    ctx: SigninContext, request: AnyRequest, account: str, challenge: Challenge
+    ctx: SigninContext,
+    request: AnyRequest,
+    account: str,
+    challenge: Challenge,
+    method: str = outcomes.METHOD_FACE,
 ) -> None:
     """The same refusal as :func:`first_factor_attempt` without counting: a cheap check
     before expensive work (decoding a face image)."""
@@ -68,6 +77,7 @@ async def first_factor_waits(
     if wait:
         verdict = Verdict(allowed=False, retry_after=wait, failures=0)
         await _refused(ctx, request, challenge, "login.throttled", verdict, actor=None)
+        outcomes.counted(method, outcomes.THROTTLED)
         raise RateLimited(
             "too many failed sign-ins for this account; wait and try again",
             retry_after=wait,
@@ -95,6 +105,7 @@ async def second_factor_attempt(
     the factor is locked. A correct password never unlocks it."""
     verdict = await count_second_factor(ctx, request, factor, user, challenge)
     if not verdict.allowed:
+        outcomes.counted(outcomes.factor_method(factor), outcomes.THROTTLED)
         raise RateLimited(
             "too many wrong attempts at this step; wait and try again",
             retry_after=verdict.retry_after,
@@ -171,6 +182,7 @@ async def _refused(
     actor: UserRecord | None,
     factor: str | None = None,
 ) -> None:
+    outcomes.throttle_refused(factor)
     detail: dict[str, object] = {"retry_after": verdict.retry_after}
     if factor is not None:
         detail["factor"] = factor

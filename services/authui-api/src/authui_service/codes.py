@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 from litestar import Request
 
@@ -65,7 +65,7 @@ async def wrong_code(
     challenge: Challenge,
     user: UserRecord,
     verdict: Verdict,
-) -> None:
+) -> NoReturn:
     """The failure is counted on the person's code counter (which may now lock); the fifth
     of one challenge ends it (the person starts again)."""
     challenge.failed_codes += 1

@@ -8,7 +8,7 @@ from typing import Any, NoReturn
 
 from litestar import Request, Response
 
-from authui_service import flow
+from authui_service import flow, outcomes
 from authui_service.context import SigninContext
 from authui_service.rules import face_alone_allowed
 from authui_service.schemas import StepAnswer
@@ -34,6 +34,7 @@ async def first_factor_passed(
     authenticator; after a password, for the face when the deployment takes the face as a
     second factor and the person enrolled one; else finish (consent or done). A face
     alone is its own, weakest level (``urn:idp:acr:face``)."""
+    outcomes.counted(outcomes.first_factor_method(method), outcomes.SUCCESS)
     user = facts.user
     challenge.user_id = str(user.id)
     challenge.auth_time = int(time.time())
@@ -80,5 +81,7 @@ async def refuse_credentials(
     """A failed first factor (already counted by the account throttle), audited
     ``login.failed`` with ``detail``, and one 401 whatever the cause."""
     actor = None if user is None else str(user.id)
+    method = outcomes.first_factor_method(detail.get("method", ""))
+    outcomes.counted(method, detail.get("reason", "unknown"))
     await flow.audit_step(ctx, request, challenge, "login.failed", 401, actor=actor, detail=detail)
     raise Unauthenticated(WRONG_CREDENTIALS, code="auth.invalid_credentials")

@@ -25,6 +25,7 @@ from idp_common.web.resources import open_resources
 from logout_dispatcher.consumer import SessionEndedConsumer
 from logout_dispatcher.delivery import new_http_client
 from logout_dispatcher.fanout import FanOut
+from logout_dispatcher.outbox_metrics import outbox_source
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
@@ -66,4 +67,5 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         health_checks={"nats": check_nats},
         lifespans=[nats_connection, relaying, dispatching],
         resources=resources,
+        metric_sources=[outbox_source(resources.sessions, settings.dependency_timeout)],
     )

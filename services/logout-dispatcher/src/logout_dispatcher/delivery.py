@@ -32,6 +32,7 @@ import httpx
 import msgspec
 
 from idp_common.config import load_settings
+from idp_common.observability.metrics import count_backchannel_delivery
 from idp_common.protocol.constants import BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS
 from idp_common.protocol.oidc_backchannel_logout import LOGOUT_TOKEN_PARAMETER
 from idp_common.protocol.rfc6890_special_addresses import address_problem
@@ -178,4 +179,5 @@ async def post_logout_token(http: httpx.AsyncClient, uri: str, token: str) -> At
         if isinstance(exc, ForbiddenAddress):
             log.warning("logout: not sent to %s: %s", uri, exc)
     elapsed = int((time.monotonic() - started) * 1000)
+    count_backchannel_delivery(status, error)
     return Attempt(status_code=status, elapsed_ms=elapsed, error=error)

@@ -99,6 +99,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # timeout to finish (Granian's workers_kill_timeout).
     shutdown_drain_seconds: float = 5.0
     shutdown_timeout_seconds: float = 20.0
+    # Prometheus metrics at GET /metrics on each service's own port (docs/operations.md
+    # "Metrics"); off: the route is 404 and nothing is counted. ``metrics_dir``: where
+    # ``idp serve`` makes each replica's multiprocess directory (empty: the temp folder).
+    metrics_enabled: bool = True
+    metrics_dir: str = ""
     log_level: str = "INFO"
     log_format: str = "json"  # one of LOG_FORMATS
 

@@ -1,5 +1,5 @@
-"""What an operator watches a service by: log lines and traces (issue 22; docs/operations.md
-"Traces and logs").
+"""What an operator watches a service by: log lines, traces and metrics (issue 22;
+docs/operations.md "Traces and logs", "Metrics").
 
 - :mod:`.logs`: every log line of a service process, its own, Granian's and the
   libraries', one JSON object (or one readable line), with the service, the request id and
@@ -9,6 +9,11 @@
 - :mod:`.tracing`: OpenTelemetry traces, exported over OTLP/HTTP only when
   ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set; :mod:`.tracing_sdk`, the SDK side, is loaded
   only then.
+- :mod:`.metrics`: every Prometheus family the services count, its labels, the switch
+  (``SVC_METRICS_ENABLED``); :mod:`.multiprocess`: a replica's multiprocess directory and
+  its dead workers. ``GET /metrics`` and the request counter are wired in
+  ``idp_common.web``; a layer below that counts through what it is handed (the rate
+  limiter takes its refusal counter as an argument).
 
 The trace context an event carries from its writer to its consumer lives beside the
 events (``idp_common.events.trace_context``).

@@ -178,6 +178,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from idp_common.crypto.keys import KeySetError, load_key_set
     from idp_common.crypto.passwords import WORKERS_ENV
     from idp_common.observability.logs import dict_config
+    from idp_common.observability.multiprocess import use_replica_dir
     from idp_common.operations.serving import DrainingGranian
 
     # Every service holds the key set. Read it once here: a key file that cannot be read
@@ -189,6 +190,12 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         print(f"serve: {exc}", file=sys.stderr)
         return 1
     os.environ[WORKERS_ENV] = str(args.workers)  # the workers size their hashing pools by it
+    if settings.metrics_enabled:  # before Granian starts a worker; removed when serve ends
+        try:
+            use_replica_dir(settings.metrics_dir, args.service)
+        except OSError as exc:
+            print(f"serve: no metrics directory under SVC_METRICS_DIR ({exc})", file=sys.stderr)
+            return 1
     # SIGTERM: drain (ready 503, connections close), then stop; docs/operations.md.
     DrainingGranian(
         SERVICES[args.service],

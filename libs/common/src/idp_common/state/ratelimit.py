@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -102,11 +103,17 @@ class _Hit:
 
 
 class RateLimiter:
-    """Fixed-window rate limiter over ``redis.asyncio``. One instance per application."""
+    """Fixed-window rate limiter over ``redis.asyncio``. One instance per application.
 
-    def __init__(self, redis: Redis, prefix: str) -> None:
+    ``on_refused`` is called with the bucket's name for every refused hit (the services
+    count refusals for ``/metrics``: ``idp_common.observability.metrics``, a layer above)."""
+
+    def __init__(
+        self, redis: Redis, prefix: str, *, on_refused: Callable[[str], None] | None = None
+    ) -> None:
         self._redis = redis
         self._prefix = prefix
+        self._on_refused = on_refused
         self._script = redis.register_script(_HIT_SCRIPT)
         self._hits: TurnBatch[_Hit, tuple[int, int]] = TurnBatch(self._send)
 
@@ -123,6 +130,8 @@ class RateLimiter:
         if count <= limit:
             return RateLimitResult(allowed=True, remaining=limit - count, retry_after=0)
         retry_after = max(1, -(-ttl_ms // 1000))
+        if self._on_refused is not None:
+            self._on_refused(bucket)  # bucket names are code constants: a bounded label
         return RateLimitResult(allowed=False, remaining=0, retry_after=retry_after)
 
     async def _send(self, hits: list[_Hit]) -> list[tuple[int, int]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from litestar import Litestar, Request, get
 from litestar.config.cors import CORSConfig
@@ -26,17 +26,28 @@ from idp_common.observability import logs, tracing
 from idp_common.observability.request_context import RequestContext
 from idp_common.state.redis_durability import warn_about_redis
 from idp_common.web import shutdown
-from idp_common.web.drain import ASGIApp, DrainRequestBody
+from idp_common.web.drain import ASGIApp, DrainRequestBody, Receive, Scope, Send
 from idp_common.web.gc_tuning import freeze_startup_objects
 from idp_common.web.guard import SECURITY_SCHEME
 from idp_common.web.headers import security_headers
 from idp_common.web.health import Check, health_handlers
 from idp_common.web.json_body import JSONBodyRequest
+from idp_common.web.metrics_endpoint import service_metrics
+from idp_common.web.metrics_sources import ScrapeSource
 from idp_common.web.problems import exception_handlers
 from idp_common.web.resources import Resources, open_resources
 
 VERSION = "0.1.0"
-ServiceApp = DrainRequestBody  # what a service's ``create_app`` returns (ASGI, for Granian)
+
+
+class ServiceApp(Protocol):
+    """What a service's ``create_app`` returns: ASGI, for Granian; ``.app`` is Litestar."""
+
+    app: Any
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+
 Lifespan = Callable[[Litestar], Any]
 
 
@@ -118,12 +129,13 @@ def create_service_app(
     lifespans: Sequence[Lifespan] = (),
     resources: Resources | None = None,
     after_exception: Sequence[AfterExceptionHookHandler[Exception]] = (),
+    metric_sources: Sequence[ScrapeSource] = (),
 ) -> ServiceApp:
     """Wire a service; the Litestar app is ``.app`` of the returned ASGI callable.
 
     ``resources`` defaults to clients built from ``settings``; ``after_exception`` hooks
     see every exception before it is mapped to a response (the admin API audits refused
-    writes there).
+    writes there); ``metric_sources`` are read at every scrape of ``/metrics``.
     """
     logs.configure_logging(settings, service=name)  # JSON lines (docs/operations.md)
     held = resources or open_resources(settings)
@@ -136,7 +148,8 @@ def create_service_app(
             await held.aclose()
 
     draining = shutdown.Draining()  # set while `idp serve` drains this replica
-    handlers: list[Any] = [*health_handlers(health_checks), *route_handlers]
+    metrics = service_metrics(settings, name, held, metric_sources)
+    handlers: list[Any] = [*health_handlers(health_checks), *metrics.handlers, *route_handlers]
     if not settings.is_prod:
         handlers.extend(_docs_aliases())
     app = Litestar(
@@ -152,6 +165,7 @@ def create_service_app(
             _check_redis(held),
             held.key_ring.reloading,
             shutdown.drain_watch(draining),
+            *metrics.lifespans,
             *lifespans,
             _freeze_when_started,
         ],
@@ -167,4 +181,4 @@ def create_service_app(
     )
     # The largest body a route takes: a face image in base64 JSON (4/3 of the photo limit).
     limit = settings.avatar_max_bytes * 4 // 3 + 2 * 1024 * 1024
-    return DrainRequestBody(cast(ASGIApp, app), limit=limit)
+    return metrics.wrap(DrainRequestBody(cast(ASGIApp, app), limit=limit))

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
 from idp_common.crypto.keys import KeySet
+from idp_common.observability.metrics import count_limit_refusal
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.state.ratelimit import RateLimiter
 from idp_common.state.sessions import SessionStore
@@ -89,7 +90,7 @@ def open_resources(settings: Settings) -> Resources:
         sessions=create_session_factory(engine),
         redis=redis,
         key_ring=KeyRing.open(settings.key_dir, reload_seconds=settings.key_reload_seconds),
-        limiter=RateLimiter(redis, settings.redis_prefix),
+        limiter=RateLimiter(redis, settings.redis_prefix, on_refused=count_limit_refusal),
         trusted_networks=parse_trusted_networks(settings.forwarded_allow_ips),
         head_revision=head_revision(),
         older_revisions=frozenset(older_revisions(head_revision())),

@@ -47,6 +47,8 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "dependency_timeout": ("2.5", 2.5),
     "shutdown_drain_seconds": ("2.5", 2.5),
     "shutdown_timeout_seconds": ("30", 30.0),
+    "metrics_enabled": ("false", False),
+    "metrics_dir": ("/run/idp-metrics", "/run/idp-metrics"),
     "cleanup_interval": ("60", 60),
     "recent_sign_in_max_age": ("120", 120),
     "face_threshold": ("0.45", 0.45),

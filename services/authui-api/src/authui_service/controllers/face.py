@@ -41,7 +41,7 @@ from typing import Any, Final
 from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
 
-from authui_service import flow
+from authui_service import flow, outcomes
 from authui_service.attempts import (
     FACE,
     count_second_factor,
@@ -149,9 +149,9 @@ class FaceSigninController(Controller):
             message = "The email names the account to sign in to."
             raise InvalidArgument(message, errors=[FieldError(EMAIL_FIELD, message)])
         account = data.email.strip().lower()
-        await first_factor_waits(ctx, request, account, challenge)
+        await first_factor_waits(ctx, request, account, challenge, outcomes.METHOD_FACE)
         presented = await _presented(ctx.face, data.image, ctx.settings.avatar_max_bytes)
-        await first_factor_attempt(ctx, request, account, challenge)
+        await first_factor_attempt(ctx, request, account, challenge, outcomes.METHOD_FACE)
         facts = await _verify_face(ctx, request, account, presented, key, challenge)
         return await first_factor_passed(ctx, request, challenge, facts, AMR_FACE)
 
@@ -192,6 +192,7 @@ async def _second_factor(
             {"reason": reason, "method": AMR_FACE, "step": "face"},
         )
     await second_factor_passed(ctx, FACE, user)
+    outcomes.counted(outcomes.METHOD_FACE, outcomes.SUCCESS)
     challenge.amr = [AMR_PASSWORD, AMR_FACE, AMR_MFA]
     challenge.acr = ACR_TWO_FACTOR
     return answer_step(await flow.finish_authentication(ctx, request, challenge, user))

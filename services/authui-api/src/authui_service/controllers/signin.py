@@ -10,7 +10,7 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import JSONBody
 
-from authui_service import flow
+from authui_service import flow, outcomes
 from authui_service.attempts import (
     CODE,
     first_factor_attempt,
@@ -147,7 +147,9 @@ class SigninController(Controller):
         verdict = await second_factor_attempt(ctx, request, CODE, user, challenge)
         accepted = await code_accepted(ctx, user, data.code, ctx.secrets_key)
         if accepted is None:
+            outcomes.counted(outcomes.code_method(data.code), outcomes.WRONG_CODE)
             await wrong_code(ctx, request, challenge, user, verdict)
+        outcomes.counted(accepted, outcomes.SUCCESS)  # "totp" or "recovery_code"
         await second_factor_passed(ctx, CODE, user)
         if accepted == RECOVERY_CODE:
             await recovery_code_used(ctx, request, challenge, user)

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from litestar import Request, Response
 
+from idp_common.observability.metrics import count_token_issued
 from idp_common.protocol.rfc6749_errors import (
     InvalidClient,
     InvalidRequest,
@@ -33,9 +34,7 @@ _KNOWN: Final = field_names(TokenRequest)
 
 
 class TokenController(OAuthController):
-    @oauth_post(
-        TOKEN_PATH, "token", "Exchange a grant for tokens (RFC 6749 §3.2)", TokenOperation
-    )
+    @oauth_post(TOKEN_PATH, "token", "Exchange a grant for tokens (RFC 6749 §3.2)", TokenOperation)
     async def token(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
         await enforce_token_limit(deps)
@@ -58,4 +57,5 @@ class TokenController(OAuthController):
             raise UnauthorizedClient(f"the client may not use {grant_type}")
         allowed = grant.parameters | CLIENT_AUTH_FIELDS | {"grant_type"}
         response = await grant.handle(to_struct(form, TokenRequest, allowed), client, deps)
+        count_token_issued(grant_type, confidential=client.is_confidential)
         return json_response(response)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, NamedTuple, Protocol, TypeVar
 
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -50,6 +50,14 @@ async def _keep_session_state(_connection: Any) -> None:
 def asyncpg_dsn(url: str) -> str:
     """The libpq-style address asyncpg takes, from a ``postgresql[+asyncpg]://`` URL."""
     return database_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class PoolUsage(NamedTuple):
+    """A pool's connections now: in use, open and idle, and the most it opens."""
+
+    in_use: int
+    idle: int
+    most: int
 
 
 class HotPool:
@@ -98,6 +106,13 @@ class HotPool:
                 await conn.execute("ROLLBACK")
                 raise
             await conn.execute("COMMIT")
+
+    def usage(self) -> PoolUsage:
+        """The pool's connections now (none before its first use); for the metrics."""
+        if self._pool is None:
+            return PoolUsage(0, 0, self._max_size)
+        idle: int = self._pool.get_idle_size()
+        return PoolUsage(self._pool.get_size() - idle, idle, self._max_size)
 
     async def aclose(self) -> None:
         if self._pool is not None:

@@ -14,6 +14,8 @@ Contract:
   SKIP LOCKED``: concurrent relays never claim the same row, and a claimed row stays
   claimed until its claimer's transaction ends. :func:`mark_published` marks what was
   published in that transaction; a row is marked once, never deleted here.
+- :func:`backlog` counts the unpublished rows and the age of the oldest, by the database's
+  clock (one statement over the partial index of unpublished rows).
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ from idp_common.storage.db.engine import Db, statements
 #: Notification channels are per database and every deployment (and test run) has its
 #: own database, so one channel name serves them all.
 OUTBOX_CHANNEL: Final = "idp_event_outbox"
+
+
+class Backlog(msgspec.Struct, frozen=True):
+    pending: int
+    oldest_age_seconds: float  # 0 when nothing waits
 
 
 class PendingEvent(msgspec.Struct, frozen=True):
@@ -85,3 +92,12 @@ async def mark_published(db: Db, ids: Sequence[int]) -> None:
     await statements(db).execute(
         "UPDATE event_outbox SET published_at = now() WHERE id = ANY($1::bigint[])", list(ids)
     )
+
+
+async def backlog(db: Db) -> Backlog:
+    """Unpublished events now, and how long the oldest has waited."""
+    row = await statements(db).fetchrow(
+        "SELECT count(*), COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8"
+        " FROM event_outbox WHERE published_at IS NULL"
+    )
+    return Backlog(int(row[0]), max(0.0, float(row[1])))
