@@ -21,10 +21,15 @@ from pathlib import Path
 
 from bench import ceilings as ceiling_mod
 from bench import records as rec
+from bench import replicas
 from bench.measure import LOGS, PROBE_MS, RAISED_LIMIT, ROOT, say
 from bench.report import log_findings, print_report
-from bench.scenarios import SCENARIOS, Run
+from bench.scenarios import SCENARIOS as RATE_SCENARIOS
+from bench.scenarios import Run
 from tests.harness.stack import new_stack, remove_stack, start_stack
+
+#: The rate rows, then issue 22's replicas x1/x2 and metrics cost (bench/replicas.py).
+SCENARIOS = {**RATE_SCENARIOS, "replicas": replicas.scenario}
 
 
 # --- main -------------------------------------------------------------------------------

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +28,10 @@ class Process:
             return "(no log)"
 
     def stop(self) -> None:
+        """SIGTERM to the process (a Granian master drains and stops its workers), SIGKILL
+        after 10 s; then SIGKILL to what is left of its process group (``Stack.spawn``
+        starts each in a session of its own): a master killed while a worker was starting
+        would otherwise leave that worker running for ever."""
         if self.popen.poll() is None:
             self.popen.terminate()
             try:
@@ -32,6 +39,8 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait(5)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
 
 
 def children(pid: int) -> set[int]:

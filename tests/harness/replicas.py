@@ -35,12 +35,13 @@ def assign_ports(stack: Stack, replicas: Mapping[str, int] | None) -> None:
         stack.replica_ports[name] = [first, *(infra.free_port() for _ in range(count - 1))]
 
 
-def upstream_args(stack: Stack) -> list[str]:
-    """``--token 127.0.0.1:P1 --token 127.0.0.1:P2 ...``: every replica behind the proxy."""
+def upstream_args(stack: Stack, ports: Mapping[str, list[int]]) -> list[str]:
+    """``--token 127.0.0.1:P1 --token 127.0.0.1:P2 ...``: every replica behind the proxy,
+    or for a service that ``ports`` names, the ports it lists."""
     return [
         arg
         for option, service in PROXY_UPSTREAMS.items()
-        for port in stack.ports_of(service)
+        for port in ports.get(service) or stack.ports_of(service)
         for arg in (f"--{option}", f"127.0.0.1:{port}")
     ]
 

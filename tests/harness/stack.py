@@ -112,15 +112,8 @@ class Stack:
     ) -> Process:
         """``idp serve NAME``; ``workers`` adds ``--workers N`` (default: the tool's, one)."""
         port = port or infra.free_port()
-        command = [
-            sys.executable,
-            "-m",
-            "idp_common.operations.cli",
-            "serve",
-            name,
-            "--port",
-            str(port),
-        ]
+        command = [sys.executable, "-m", "idp_common.operations.cli", "serve", name]
+        command += ["--port", str(port)]
         if workers is not None:
             command += ["--workers", str(workers)]
         return self.spawn(name, command, port, {**self.env, **(overrides or {})})
@@ -137,8 +130,14 @@ class Stack:
             self.processes.remove(process)
 
     def start_proxy(
-        self, *, name: str = "proxy", port: int | None = None, extra_args: tuple[str, ...] = ()
+        self,
+        *,
+        name: str = "proxy",
+        port: int | None = None,
+        extra_args: tuple[str, ...] = (),
+        upstreams: Mapping[str, list[int]] | None = None,
     ) -> Process:
+        """nginx in front of every replica, or of the ports ``upstreams`` names for a service."""
         port = port or infra.free_port()
         run_dir = self.work_dir / f"{name}-{port}"
         render = [
@@ -149,9 +148,8 @@ class Stack:
             "--listen",
             f"127.0.0.1:{port}",
             "--foreground",
-            *upstream_args(self),  # every replica of each service
-            "--avatar-max-bytes",
-            self.env["SVC_AVATAR_MAX_BYTES"],
+            *upstream_args(self, upstreams or {}),
+            *("--avatar-max-bytes", self.env["SVC_AVATAR_MAX_BYTES"]),
             *_console_dist(),
             *extra_args,
         ]
