@@ -57,6 +57,22 @@ def test_an_unreachable_database_does_not_fail_the_scrape(extra_processes: Stack
     assert total(samples, "idp_signing_keys_published") == 2  # the rest is there
 
 
+def test_the_pool_sizes_follow_the_settings(extra_processes: Stack) -> None:
+    """SVC_DB_POOL_SIZE / SVC_DB_HOT_POOL_SIZE bound each worker's Postgres connections."""
+    process = extra_processes.start_service(
+        "admin", {"SVC_DB_POOL_SIZE": "3", "SVC_DB_HOT_POOL_SIZE": "5"}
+    )
+    extra_processes.wait_until_up(process)
+
+    samples = settle(
+        process.url,
+        lambda s: any(x.name == "idp_db_pool_max_connections" for x in s),
+    )
+
+    most = {s.labels["pool"]: s.value for s in samples if s.name == "idp_db_pool_max_connections"}
+    assert most == {"orm": 3, "hot": 5}
+
+
 def test_metrics_switched_off(extra_processes: Stack, tmp_path: Path) -> None:
     process = extra_processes.start_service(
         "token", {"SVC_METRICS_ENABLED": "false", "SVC_METRICS_DIR": str(tmp_path)}, workers=2

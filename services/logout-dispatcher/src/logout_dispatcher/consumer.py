@@ -30,6 +30,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 from opentelemetry.trace import Span
 
+from idp_common.background import in_background
 from idp_common.config import Settings
 from idp_common.events import ensure_stream
 from idp_common.events.nats_link import NatsLink
@@ -72,13 +73,10 @@ class SessionEndedConsumer:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        task = asyncio.create_task(self._consume(), name="session-ended-consumer")
         try:
-            yield
+            async with in_background(self._consume(), name="session-ended-consumer"):
+                yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
             if self._in_flight:  # let them finish and ack, rather than be sent again
                 await asyncio.wait(self._in_flight, timeout=DRAIN_SECONDS)
 

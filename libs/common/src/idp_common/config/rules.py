@@ -18,6 +18,8 @@ _POSITIVE: tuple[str, ...] = (
     "recent_sign_in_max_age",
     "shutdown_drain_seconds",
     "shutdown_timeout_seconds",
+    "db_pool_size",
+    "db_hot_pool_size",
     *(field.name for field in msgspec.structs.fields(Settings) if field.name.endswith("_per_ip")),
 )
 

@@ -93,6 +93,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
     session_cookie_host_prefix: bool = False
     dependency_timeout: float = 1.0  # seconds a health probe waits for Postgres/Redis
+    # Postgres connections each worker may hold: the ORM pool and the hot statements' pool
+    # (docs/operations.md "Sizing": replicas x workers x their sum must stay under the
+    # server's max_connections).
+    db_pool_size: int = 10
+    db_hot_pool_size: int = 16
     # Graceful shutdown of `idp serve` (docs/operations.md "Rolling restart"): on SIGTERM
     # /health/ready answers 503 and the service keeps serving, with `Connection: close`,
     # for the drain; then it stops accepting and in-flight requests get at most the

@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from idp_common.background import in_background
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.codes import delete_expired_codes
 from idp_common.storage.repos.refresh_tokens import delete_expired_refresh_tokens
@@ -83,10 +84,5 @@ async def periodic_cleanup(
             except Exception as exc:  # a failed run must not stop the service or the loop
                 log.warning("cleanup failed (%s)", type(exc).__name__)
 
-    task = asyncio.create_task(loop(), name="idp-cleanup")
-    try:
+    async with in_background(loop(), name="idp-cleanup"):
         yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

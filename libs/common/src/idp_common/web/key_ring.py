@@ -23,12 +23,12 @@ restart. Which key signs is decided by the clock at signing time
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from idp_common.background import in_background
 from idp_common.crypto.key_files import KeySetError, key_files
 from idp_common.crypto.keys import KeySet, load_key_set
 
@@ -140,10 +140,5 @@ class KeyRing:
     @asynccontextmanager
     async def reloading(self, _app: object) -> AsyncIterator[None]:
         """A lifespan: the background re-reading, for as long as the app runs."""
-        task = asyncio.get_running_loop().create_task(self.run(), name="key-ring-reload")
-        try:
+        async with in_background(self.run(), name="key-ring-reload"):
             yield
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task

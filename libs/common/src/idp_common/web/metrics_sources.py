@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence, Sized
@@ -25,6 +24,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import mark_process_dead
 from sqlalchemy.pool import QueuePool
 
+from idp_common.background import in_background
 from idp_common.crypto.key_schedule import activation_of
 from idp_common.observability.metrics import flush, set_pool_usage
 from idp_common.observability.multiprocess import MULTIPROC_ENV, prune_dead_workers
@@ -117,13 +117,10 @@ def worker_metrics(resources: Resources) -> Callable[[Any], Any]:
                 _sample(resources)
                 await asyncio.sleep(WORKER_TICK_SECONDS)
 
-        task = asyncio.get_running_loop().create_task(loop(), name="worker-metrics")
         try:
-            yield
+            async with in_background(loop(), name="worker-metrics"):
+                yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
             flush()
             if directory:
                 mark_process_dead(os.getpid(), directory)  # type: ignore[no-untyped-call]

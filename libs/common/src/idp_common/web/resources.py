@@ -27,12 +27,12 @@ from idp_common.storage.db.hot_pool import HotPool
 from idp_common.storage.db.migrate import head_revision, older_revisions
 from idp_common.web.key_ring import KeyRing
 
-#: Connections a worker keeps for ORM sessions (the hot statements have their own pool,
-#: ``idp_common.storage.db.hot_pool``); a request finding them all in use waits for one. No
-#: overflow: SQLAlchemy closes an overflow connection as soon as it is returned, so under
-#: load most requests would open and close a Postgres connection (a backend fork, a TLS
-#: attempt, authentication), which costs far more than the wait. The default was 5 + 10.
-POOL_SIZE: Final = 10
+#: The ORM pool (``SVC_DB_POOL_SIZE`` connections a worker keeps for ORM sessions; the hot
+#: statements have their own pool, ``idp_common.storage.db.hot_pool``) takes no overflow: a
+#: request finding them all in use waits for one. SQLAlchemy closes an overflow connection
+#: as soon as it is returned, so under load most requests would open and close a Postgres
+#: connection (a backend fork, a TLS attempt, authentication), which costs far more than
+#: the wait.
 POOL_OVERFLOW: Final = 0
 
 
@@ -74,7 +74,7 @@ def open_resources(settings: Settings) -> Resources:
     engine = create_engine(
         settings.database_url,
         connect_args={"timeout": timeout},
-        pool_size=POOL_SIZE,
+        pool_size=settings.db_pool_size,
         max_overflow=POOL_OVERFLOW,
     )
     redis = Redis.from_url(
@@ -86,7 +86,7 @@ def open_resources(settings: Settings) -> Resources:
     return Resources(
         settings=settings,
         engine=engine,
-        hot=HotPool(settings.database_url, timeout=timeout),
+        hot=HotPool(settings.database_url, max_size=settings.db_hot_pool_size, timeout=timeout),
         sessions=create_session_factory(engine),
         redis=redis,
         key_ring=KeyRing.open(settings.key_dir, reload_seconds=settings.key_reload_seconds),

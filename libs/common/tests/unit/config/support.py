@@ -45,6 +45,8 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "reset_per_ip": ("5", 5),
     "auth_fail_per_ip": ("30", 30),
     "dependency_timeout": ("2.5", 2.5),
+    "db_pool_size": ("4", 4),
+    "db_hot_pool_size": ("6", 6),
     "shutdown_drain_seconds": ("2.5", 2.5),
     "shutdown_timeout_seconds": ("30", 30.0),
     "metrics_enabled": ("false", False),

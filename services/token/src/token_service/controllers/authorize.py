@@ -243,11 +243,8 @@ async def resume(
             "Go back to the application and start again."
         )
     session = await store.get_session(request.cookies.get(resources.settings.session_cookie_name))
-    if (
-        session is None
-        or session.sid != challenge.session_sid
-        or (session.user_id != challenge.user_id)
-    ):
+    owner = (challenge.session_sid, challenge.user_id)
+    if session is None or (session.sid, session.user_id) != owner:
         return error_page("This sign-in request belongs to another browser session.")
     if await store.consume_challenge(challenge_id) is None:  # a concurrent resume won
         return error_page("This sign-in request was already used.")

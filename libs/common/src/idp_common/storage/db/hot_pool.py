@@ -39,7 +39,8 @@ from idp_common.storage.db.engine import DriverConnection, database_url
 
 T_co = TypeVar("T_co", covariant=True)
 
-#: Connections a worker keeps for the hot statements, beside the engine's pool.
+#: Connections a worker keeps for the hot statements, beside the engine's pool (the default
+#: of ``SVC_DB_HOT_POOL_SIZE``).
 HOT_POOL_SIZE: Final = 16
 
 
