@@ -96,6 +96,24 @@ def requests(stack: Stack, fixtures: rec.Fixtures) -> list[Row]:
     ]
 
 
+def wrapper_alone() -> dict[str, float]:
+    """``bench.metrics_wrapper``: the request wrapper's own cost, in a multiprocess
+    directory of its own as a worker has."""
+    with tempfile.TemporaryDirectory(prefix="idp-bench-mp-") as directory:
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.metrics_wrapper"],
+            env={**os.environ, MULTIPROC_ENV: directory},
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=ROOT,
+        )
+    lines = out.stdout.strip().splitlines()
+    if out.returncode != 0 or not lines:
+        raise RuntimeError(f"wrapper run failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return dict(json.loads(lines[-1]))
+
+
 def in_process(stack: Stack, row: Row, rounds: int) -> None:
     """``bench.metrics_inprocess``: the two arms interleaved in one process."""
     with tempfile.TemporaryDirectory(prefix="idp-bench-mp-") as directory:

@@ -108,6 +108,7 @@ def scenario(run: Run) -> None:
     checks = metrics_rounds.measure(run.stack, rows, opts)
     for row in rows:
         metrics_cost.in_process(run.stack, row, opts.in_process_rounds)
+    wrapper = metrics_cost.wrapper_alone()
     notes = ["", f"replicas and metrics (issue 22), wrk -c{conc}, medians of {ROUNDS} rounds:"]
     for figure in figures:
         one, two = statistics.median(figure.one), statistics.median(figure.two)
@@ -130,6 +131,13 @@ def scenario(run: Run) -> None:
             f"cost {1 - on / off:.1%} ({verdict}); in process +{added:.1f} µs of "
             f"{service:.0f} µs service CPU per request = {added / service:.1%}"
         )
+    added = wrapper["added_us"]
+    shares = ", ".join(f"{row.key} {added / statistics.median(row.off_cpu):.1%}" for row in rows)
+    notes.append(
+        f"  the wrapper alone (an app that does nothing, {wrapper['off_us']:.2f} µs bare): "
+        f"+{added:.2f} µs per request = of the service CPU per request: {shares}; "
+        f"the tallies' write once a second: {wrapper['flush_us']:.0f} µs"
+    )
     notes.append(
         f"  the 'on' service counted {checks.counted:,.0f} token requests; the 'off' one "
         f"answers /metrics {checks.off_status}"
