@@ -33,19 +33,19 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from bench import records as rec
-from bench.measure import FORM, RAISED_LIMIT, ROOT, WrkRequest, say
+from bench.isolated import bench_stack
+from bench.measure import FORM, ROOT, WrkRequest, say
 from bench.metrics_rounds import Checks, Row, measure
 from idp_common.observability.multiprocess import MULTIPROC_ENV
-from tests.harness.stack import Stack, new_stack, remove_stack, start_stack
+from tests.harness.stack import Stack, remove_stack, start_stack
 
 BOUND = 0.03  # the issue: metrics cost less than 3 % of throughput
 
@@ -65,10 +65,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="batches of each arm in process (0: none)",
     )
     return parser.parse_args(argv)
-
-
-def _terminate(signum: int, _frame: object) -> None:
-    raise SystemExit(128 + signum)
 
 
 def requests(stack: Stack, fixtures: rec.Fixtures) -> list[Row]:
@@ -96,13 +92,13 @@ def requests(stack: Stack, fixtures: rec.Fixtures) -> list[Row]:
     ]
 
 
-def wrapper_alone() -> dict[str, float]:
-    """``bench.metrics_wrapper``: the request wrapper's own cost, in a multiprocess
-    directory of its own as a worker has."""
+def _measure_in_subprocess(command: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """``python -m COMMAND`` in a multiprocess directory of its own, as a worker has; the
+    JSON line it prints last."""
     with tempfile.TemporaryDirectory(prefix="idp-bench-mp-") as directory:
         out = subprocess.run(
-            [sys.executable, "-m", "bench.metrics_wrapper"],
-            env={**os.environ, MULTIPROC_ENV: directory},
+            [sys.executable, "-m", *command],
+            env={**os.environ, **env, MULTIPROC_ENV: directory},
             capture_output=True,
             text=True,
             check=False,
@@ -110,34 +106,25 @@ def wrapper_alone() -> dict[str, float]:
         )
     lines = out.stdout.strip().splitlines()
     if out.returncode != 0 or not lines:
-        raise RuntimeError(f"wrapper run failed ({out.returncode}):\n{out.stderr[-3000:]}")
+        raise RuntimeError(f"{command[0]} failed ({out.returncode}):\n{out.stderr[-3000:]}")
     return dict(json.loads(lines[-1]))
+
+
+def wrapper_alone() -> dict[str, Any]:
+    """``bench.metrics_wrapper``: the request wrapper's own cost."""
+    return _measure_in_subprocess(["bench.metrics_wrapper"], {})
 
 
 def in_process(stack: Stack, row: Row, rounds: int) -> None:
     """``bench.metrics_inprocess``: the two arms interleaved in one process."""
-    with tempfile.TemporaryDirectory(prefix="idp-bench-mp-") as directory:
-        env = {
-            **os.environ,
-            **stack.env,
-            "SVC_METRICS_ENABLED": "false",  # the bare app; the script wraps it itself
-            "BENCH_HEADERS": json.dumps(row.request.headers),
-            "BENCH_BODY": row.request.body,
-            MULTIPROC_ENV: directory,
-        }
-        command = ["bench.metrics_inprocess", row.key, str(row.app_batch), str(rounds)]
-        out = subprocess.run(
-            [sys.executable, "-m", *command],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=ROOT,
-        )
-    lines = out.stdout.strip().splitlines()
-    if out.returncode != 0 or not lines:
-        raise RuntimeError(f"in-process run failed ({out.returncode}):\n{out.stderr[-3000:]}")
-    result = json.loads(lines[-1])
+    env = {
+        **stack.env,
+        "SVC_METRICS_ENABLED": "false",  # the bare app; the script wraps it itself
+        "BENCH_HEADERS": json.dumps(row.request.headers),
+        "BENCH_BODY": row.request.body,
+    }
+    command = ["bench.metrics_inprocess", row.key, str(row.app_batch), str(rounds)]
+    result = _measure_in_subprocess(command, env)
     if set(result["statuses"]) != {"200"}:
         raise RuntimeError(f"in-process {row.key}: answers {result['statuses']}")
     row.app = result
@@ -218,20 +205,11 @@ def report(rows: list[Row], checks: Checks, opts: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
-    if shutil.which("wrk") is None:
-        print("wrk is not installed (bash bench/run.sh installs it)", file=sys.stderr)
+    # The userinfo token outlives the run.
+    prepared = bench_stack("idp-bench-metrics-", {"SVC_ACCESS_TOKEN_TTL": "3600"})
+    if prepared is None:
         return 2
-    signal.signal(signal.SIGTERM, _terminate)
-    base = Path(tempfile.mkdtemp(prefix="idp-bench-metrics-"))
-    stack = new_stack(base)
-    stack.env.update(
-        {
-            "SVC_TOKEN_PER_IP": RAISED_LIMIT,
-            "SVC_AUTH_FAIL_PER_IP": RAISED_LIMIT,
-            "SVC_ACCESS_TOKEN_TTL": "3600",  # the userinfo token outlives the run
-            "SVC_LOG_LEVEL": "WARNING",
-        }
-    )
+    base, stack = prepared
     try:
         say(f"starting an isolated stack (run {stack.run_id}) in {base}")
         start_stack(stack)

@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import signal
 import sys
-import tempfile
 from pathlib import Path
 
 from bench import ceilings as ceiling_mod
 from bench import records as rec
 from bench import replicas
-from bench.measure import LOGS, PROBE_MS, RAISED_LIMIT, ROOT, say
+from bench.isolated import bench_stack
+from bench.measure import LOGS, PROBE_MS, ROOT, say
 from bench.report import log_findings, print_report
 from bench.scenarios import SCENARIOS as RATE_SCENARIOS
 from bench.scenarios import Run
-from tests.harness.stack import new_stack, remove_stack, start_stack
+from tests.harness.stack import remove_stack, start_stack
 
 #: The rate rows, then issue 22's replicas x1/x2 and metrics cost (bench/replicas.py).
 SCENARIOS = {**RATE_SCENARIOS, "replicas": replicas.scenario}
@@ -71,25 +70,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return opts
 
 
-def _terminate(signum: int, _frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
-    if shutil.which("wrk") is None:
-        print("wrk is not installed (bash bench/run.sh installs it)", file=sys.stderr)
+    prepared = bench_stack("idp-bench-")
+    if prepared is None:
         return 2
-    signal.signal(signal.SIGTERM, _terminate)
-    base = Path(tempfile.mkdtemp(prefix="idp-bench-"))
-    stack = new_stack(base)
-    stack.env.update(
-        {
-            "SVC_TOKEN_PER_IP": RAISED_LIMIT,
-            "SVC_AUTH_FAIL_PER_IP": RAISED_LIMIT,
-            "SVC_LOG_LEVEL": "WARNING",
-        }
-    )
+    base, stack = prepared
     load_before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     try:
         say(f"starting an isolated stack (run {stack.run_id}) in {base}")
