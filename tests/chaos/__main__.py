@@ -125,9 +125,7 @@ def run_on_stack(
             fixtures = bench_records.create_fixtures(stack, users=2, sessions=4)
 
             def app(url: str) -> records.TestClient:
-                return records.create_client(
-                    stack, skip_consent=True, backchannel_logout_uri=url
-                )
+                return records.create_client(stack, skip_consent=True, backchannel_logout_uri=url)
 
             cookies = [s.cookie for s in fixtures.sessions]
             plan = LoadPlan(

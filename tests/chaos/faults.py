@@ -80,9 +80,7 @@ def observe(ctx: Context, window: Window) -> None:
             break
         time.sleep(1)
     window.ended = time.monotonic()
-    window.recovery = recovery_seconds(
-        ctx.load.since(window.started), window.back_at, window.ended
-    )
+    window.recovery = recovery_seconds(ctx.load.since(window.started), window.back_at, window.ended)
 
 
 def outage(

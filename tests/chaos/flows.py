@@ -133,9 +133,7 @@ async def authorize_and_exchange(
 
 
 async def userinfo(http: httpx.AsyncClient, access_token: str) -> None:
-    answer = await http.get(
-        "/oauth2/userinfo", headers={"Authorization": f"Bearer {access_token}"}
-    )
+    answer = await http.get("/oauth2/userinfo", headers={"Authorization": f"Bearer {access_token}"})
     if "sub" not in expect(answer, 200).json():
         raise KeyError("sub")
 
@@ -179,9 +177,7 @@ async def sign_in(
         signed = SignedIn(browser, sid, [first.client_id])
         for app in others:
             reached = Authorization(app)
-            code = code_of(
-                await browser.get("/oauth2/authorize", params=reached.params()), reached
-            )
+            code = code_of(await browser.get("/oauth2/authorize", params=reached.params()), reached)
             signed.apps.append(app.client_id)
             await exchange(browser, reached, code)
         return signed

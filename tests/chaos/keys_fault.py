@@ -45,7 +45,7 @@ def _start(ctx: Context, name: str, key_dir: Path) -> Process:
 
 
 def _ready(process: Process, timeout: float) -> str:
-    """"ready" once /health/ready answers 200, else "exited N" or "not ready"."""
+    """ "ready" once /health/ready answers 200, else "exited N" or "not ready"."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         code = process.popen.poll()

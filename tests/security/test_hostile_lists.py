@@ -70,9 +70,7 @@ def test_a_list_longer_than_a_query_takes_is_422(
     assert admin.get(f"/admin/users/{person.id}").status_code == 200
 
 
-def test_a_client_with_forty_thousand_redirect_uris_is_422(
-    stack: Stack, admin: ApiClient
-) -> None:
+def test_a_client_with_forty_thousand_redirect_uris_is_422(stack: Stack, admin: ApiClient) -> None:
     uris = [f"https://app.example/cb/{n}" for n in range(MANY)]
     body = {"name": "many", "type": "confidential", "redirectUris": uris}
     with unchanged_database(stack):

@@ -35,9 +35,7 @@ from tests.integration.entity.contract import EntityApi
 pytestmark = pytest.mark.integration
 
 
-def test_no_server_error_and_every_answer_matches_its_schema(
-    stack: Stack, tmp_path: Path
-) -> None:
+def test_no_server_error_and_every_answer_matches_its_schema(stack: Stack, tmp_path: Path) -> None:
     person = create_user(stack)
     # What the stateful phase follows its links to: GET /entity/sessions -> DELETE
     # /entity/sessions/{id}, GET /entity/connections -> DELETE /entity/connections/{id}.

@@ -42,9 +42,7 @@ def _reach(stack: Stack, cookie: str, app: records.TestClient) -> str:
 
 
 def _bearer(stack: Stack, subject: str, scopes: tuple[str, ...], **claims: object) -> str:
-    return tokens.mint(
-        stack.key_dir, issuer=stack.issuer, scopes=scopes, subject=subject, **claims
-    )
+    return tokens.mint(stack.key_dir, issuer=stack.issuer, scopes=scopes, subject=subject, **claims)
 
 
 def _logouts(

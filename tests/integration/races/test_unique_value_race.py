@@ -75,9 +75,7 @@ def test_twenty_people_claim_one_username_at_once(stack: Stack) -> None:
         for n, person in enumerate(persons)
     ]
     _one_winner(at_once(claims), "username")
-    holders = records.query(
-        stack, "SELECT id FROM users WHERE lower(username) = $1", name.lower()
-    )
+    holders = records.query(stack, "SELECT id FROM users WHERE lower(username) = $1", name.lower())
     assert len(holders) == 1
 
 
