@@ -105,11 +105,10 @@ def test_only_one_replica_runs_at_a_time(stack: Stack) -> None:
         holder = await asyncpg.connect(dsn)
         engine = create_engine(stack.database_url)
         try:
-            sessions = create_session_factory(engine)
             async with holder.transaction():
                 await holder.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
-                while_held = await run_cleanup_once(sessions)
-            after = await run_cleanup_once(sessions)
+                while_held = await run_cleanup_once(engine)
+            after = await run_cleanup_once(engine)
             return while_held, after
         finally:
             await holder.close()

@@ -157,8 +157,10 @@ async def test_the_cleanup_deletes_only_what_expired_before_the_cutoff(
 ) -> None:
     token = await issue(db, holder)
     async with db.sessions.begin() as session:
-        assert await repo.delete_expired_refresh_tokens(session, datetime.now(UTC)) == 0
+        swept = await repo.delete_expired_refresh_tokens(session, datetime.now(UTC), limit=10)
+        assert swept.deleted == 0
         later = datetime.now(UTC) + timedelta(days=31)
-        assert await repo.delete_expired_refresh_tokens(session, later) == 1
+        swept = await repo.delete_expired_refresh_tokens(session, later, limit=10)
+        assert swept.deleted == 1
     with pytest.raises(InvalidGrant, match="invalid"):
         await rotate(db, holder, token)

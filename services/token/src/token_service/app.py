@@ -24,7 +24,11 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
     resources = open_resources(settings)
 
     def cleanup(_: Litestar) -> AbstractAsyncContextManager[None]:
-        return periodic_cleanup(resources.sessions, interval=settings.cleanup_interval)
+        return periodic_cleanup(
+            resources.engine,
+            interval=settings.cleanup_interval,
+            batch_size=settings.cleanup_batch_size,
+        )
 
     return create_service_app(
         settings,

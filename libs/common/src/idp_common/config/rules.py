@@ -20,6 +20,7 @@ _POSITIVE: tuple[str, ...] = (
     "shutdown_timeout_seconds",
     "db_pool_size",
     "db_hot_pool_size",
+    "cleanup_batch_size",
     *(field.name for field in msgspec.structs.fields(Settings) if field.name.endswith("_per_ip")),
 )
 

@@ -70,6 +70,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
     auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
     cleanup_interval: int = 600  # seconds between periodic cleanup runs; 0 disables
+    # Rows one statement of the cleanup deletes at most; each batch commits by itself
+    # (docs/operations.md "Cleanup").
+    cleanup_batch_size: int = 1000
     # RFC 9470 step-up: how recent a sign-in must be for credential changes (spec §5 rule 5)
     recent_sign_in_max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS
     face_threshold: float = 0.5  # largest embedding distance that still matches (<= 0.5)

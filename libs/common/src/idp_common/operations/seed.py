@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.config import Settings
 from idp_common.crypto.passwords import hash_password_async, verify_password_async
-from idp_common.operations.cleanup import delete_expired
+from idp_common.operations.cleanup import run_cleanup
 from idp_common.protocol.constants import (
     ADMIN_SCOPES,
     GRANT_TYPE_AUTHORIZATION_CODE,
@@ -153,10 +153,17 @@ async def admin_password_matches(settings: Settings, *, email: str, password: st
 
 
 async def cleanup_expired(settings: Settings, *, now: datetime) -> dict[str, int]:
-    """``idp cleanup``: one run, waiting for no lock (an operator asked for it)."""
-
-    async def work(session: AsyncSession) -> dict[str, int]:
-        return await delete_expired(session, now=now, actor=OPERATOR_ACTOR)
-
-    result: dict[str, int] = await _in_transaction(settings, work)
-    return result
+    """``idp cleanup``: one run, in batches of ``SVC_CLEANUP_BATCH_SIZE``; a run in progress
+    (a replica's periodic one) holds the lock, and this one waits for it to end."""
+    engine = create_engine(settings.database_url)
+    try:
+        counts = await run_cleanup(
+            engine,
+            now=now,
+            actor=OPERATOR_ACTOR,
+            batch_size=settings.cleanup_batch_size,
+            wait=True,
+        )
+    finally:
+        await engine.dispose()
+    return counts or {}  # a waiting run always runs: never None

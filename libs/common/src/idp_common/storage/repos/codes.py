@@ -33,7 +33,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from idp_common.protocol.constants import AUTHORIZATION_CODE_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant
-from idp_common.storage.db.engine import statements
+from idp_common.storage.db.engine import Db, statements
+from idp_common.storage.db.expiry import EARLIEST, Swept, delete_expired_batch
 from idp_common.storage.db.hot_pool import Database, HotPool, JoinedRead
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.refresh_tokens import issue_refresh_token, revoke_by_grant_id
@@ -144,10 +145,12 @@ async def withdraw_unused_codes(db: AsyncSession, sids: list[str]) -> int:
     return len(await statements(db).fetch(sql, sids))
 
 
-async def delete_expired_codes(db: AsyncSession, cutoff: datetime) -> int:
-    """The cleanup job: delete the codes that expired before ``cutoff``; count them."""
-    sql = "DELETE FROM authorization_codes WHERE expires_at < $1 RETURNING grant_id"
-    return len(await statements(db).fetch(sql, cutoff))
+async def delete_expired_codes(
+    db: Db, cutoff: datetime, *, limit: int, after: datetime = EARLIEST
+) -> Swept:
+    """The cleanup job: one batch, at most ``limit`` codes that expired before ``cutoff``
+    (``storage.db.expiry``: oldest first from ``after``, locked rows skipped)."""
+    return await delete_expired_batch(db, "authorization_codes", cutoff, limit=limit, after=after)
 
 
 def code_of(row: Any) -> CodeGrant:

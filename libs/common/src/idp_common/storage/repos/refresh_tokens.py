@@ -36,6 +36,7 @@ from idp_common.protocol.constants import REFRESH_TOKEN_TTL_SECONDS
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant
 from idp_common.storage.db.engine import Db, statements
+from idp_common.storage.db.expiry import EARLIEST, Swept, delete_expired_batch
 from idp_common.storage.db.hot_pool import Database, JoinedRead
 from idp_common.storage.db.models import Client, RefreshToken
 from idp_common.storage.repos.audit import AuditEntry, write_audit
@@ -254,10 +255,13 @@ async def revoke_by_sessions(db: Db, sids: list[str], now: datetime) -> int:
     return await _revoke(db, "session_sid = ANY($2::text[])", now, sids)
 
 
-async def delete_expired_refresh_tokens(db: Db, cutoff: datetime) -> int:
-    """The cleanup job: delete the rows that expired before ``cutoff``; count them."""
-    sql = "DELETE FROM refresh_tokens WHERE expires_at < $1 RETURNING id"
-    return len(await statements(db).fetch(sql, cutoff))
+async def delete_expired_refresh_tokens(
+    db: Db, cutoff: datetime, *, limit: int, after: datetime = EARLIEST
+) -> Swept:
+    """The cleanup job: one batch, at most ``limit`` rows that expired before ``cutoff``
+    (``storage.db.expiry``: oldest first from ``after``, locked rows skipped). Spent and
+    revoked rows go too once expired; a revoked row not yet expired stays."""
+    return await delete_expired_batch(db, "refresh_tokens", cutoff, limit=limit, after=after)
 
 
 async def revoke_person_tokens(

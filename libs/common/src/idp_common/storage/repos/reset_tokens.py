@@ -18,11 +18,13 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Final
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
 from idp_common.protocol.oidc_core_claims import digest
+from idp_common.storage.db.engine import Db
+from idp_common.storage.db.expiry import EARLIEST, Swept, delete_expired_batch
 from idp_common.storage.db.models import PasswordResetToken
 
 RESET_TOKEN_SECONDS: Final = 30 * 60
@@ -77,9 +79,10 @@ async def spend_reset_tokens_of(session: AsyncSession, user_id: uuid.UUID, *, no
     return int(getattr(result, "rowcount", 0) or 0)
 
 
-async def delete_expired_reset_tokens(session: AsyncSession, cutoff: datetime) -> int:
-    """The cleanup job: delete the tokens that expired before ``cutoff``; count them."""
-    result = await session.execute(
-        delete(PasswordResetToken).where(PasswordResetToken.expires_at < cutoff)
-    )
-    return int(getattr(result, "rowcount", 0) or 0)
+async def delete_expired_reset_tokens(
+    db: Db, cutoff: datetime, *, limit: int, after: datetime = EARLIEST
+) -> Swept:
+    """The cleanup job: one batch, at most ``limit`` tokens that expired before ``cutoff``
+    (``storage.db.expiry``). The table has no ``expires_at`` index: it holds the links of the
+    last half hour or so, and each batch sorts its expired rows (a small sort)."""
+    return await delete_expired_batch(db, "password_reset_tokens", cutoff, limit=limit, after=after)
