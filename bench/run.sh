@@ -30,4 +30,8 @@ if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/b
   shift
   exec uv run --frozen python -m bench.backchannel "$@"
 fi
+if [ "${1:-}" = "--growth" ]; then  # cost as the data grows (issue 24 item 5): bench/growth.py
+  shift
+  exec uv run --frozen python -m bench.growth "$@"
+fi
 exec uv run --frozen python -m bench.run "$@"
