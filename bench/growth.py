@@ -33,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -192,13 +193,14 @@ def compare_text(compared: list[Compared]) -> list[str]:
         "Token rows, empty vs filled database (medians of the rounds; ratio = filled / empty;"
         f" target: rate within {TARGET_RATIO:.0%})",
         f"{'row':<38}{'empty':>9}{'filled':>9}{'ratio':>7}{'p50 e':>8}{'p50 f':>8}"
-        f"{'p99 e':>8}{'p99 f':>8}{'p99 r':>7}{'errors':>8}  rounds (ok/s e|f)",
+        f"{'p99 e':>8}{'p99 f':>8}{'p99 r':>7}{'errors':>7}{'oth':>5}  rounds (ok/s e|f)",
     ]
     for c in compared:
         rate_e, rate_f = med([r.rate for r in c.empty]), med([r.rate for r in c.filled])
         p50_e, p50_f = med([r.p50 for r in c.empty]), med([r.p50 for r in c.filled])
         p99_e, p99_f = med([r.p99 for r in c.empty]), med([r.p99 for r in c.filled])
         errors = sum(r.error_count for r in c.empty + c.filled)
+        others = med([r.other_cpu for r in c.empty + c.filled]) or 0.0
         rr = ratio(rate_f, rate_e)
         mark = "" if rr is None else (" ok" if abs(rr - 1) <= TARGET_RATIO else " !!")
         rounds = " ".join(
@@ -207,9 +209,12 @@ def compare_text(compared: list[Compared]) -> list[str]:
         lines.append(
             f"{c.label[:37]:<38}{rate_e or 0:>9,.0f}{rate_f or 0:>9,.0f}{rr or 0:>7.2f}"
             f"{p50_e or 0:>8.1f}{p50_f or 0:>8.1f}{p99_e or 0:>8.1f}{p99_f or 0:>8.1f}"
-            f"{ratio(p99_f, p99_e) or 0:>7.2f}{errors:>8}  {rounds}{mark}"
+            f"{ratio(p99_f, p99_e) or 0:>7.2f}{errors:>7}{others:>5.1f}  {rounds}{mark}"
         )
-    lines.append("(rates in ok/s, flows/s for the code flow; latencies in ms)")
+    lines.append(
+        "(rates in ok/s, flows/s for the code flow; latencies in ms; oth: cores other"
+        " processes on the machine took, median of the row's windows)"
+    )
     return lines
 
 
@@ -238,8 +243,11 @@ class CleanupRun:
         return sum(self.counts.values())
 
 
-def start_cleanup(stack: Stack, batch_size: int) -> tuple[threading.Thread, CleanupRun]:
-    """``run_cleanup`` as ``idp cleanup`` runs it, in a thread with its own event loop."""
+def start_cleanup(
+    stack: Stack, batch_size: int, delay: float
+) -> tuple[threading.Thread, CleanupRun]:
+    """``run_cleanup`` as ``idp cleanup`` runs it, after ``delay`` seconds (the next window's
+    load is running by then), in a thread with its own event loop."""
     outcome = CleanupRun()
 
     async def clean() -> None:
@@ -255,6 +263,7 @@ def start_cleanup(stack: Stack, batch_size: int) -> tuple[threading.Thread, Clea
             await engine.dispose()
 
     def target() -> None:
+        time.sleep(delay)
         try:
             asyncio.run(clean())
         except Exception as exc:  # reported, never hidden
@@ -264,6 +273,11 @@ def start_cleanup(stack: Stack, batch_size: int) -> tuple[threading.Thread, Clea
     thread = threading.Thread(target=target, name="cleanup", daemon=True)
     thread.start()
     return thread, outcome
+
+
+#: gen_row and wrk_row start measuring about this long after they are called (generator
+#: start-up, then the window's 0.5 s warm-up)
+LEAD = 1.5
 
 
 def cleanup_windows(run: Run, opts: argparse.Namespace) -> tuple[list[Window], CleanupRun]:
@@ -285,46 +299,54 @@ def cleanup_windows(run: Run, opts: argparse.Namespace) -> tuple[list[Window], C
         "timeout": 10.0,
     }
     pool_size = int(opts.refresh_guess * (opts.cleanup_window + 0.5) * 1.5)
-
-    def measure(row: str) -> Result:
-        if row == "client_credentials":
-            return wrk_row(
-                row, "client_credentials", run.token_base, cc, conc, window_opts, run.meter()
-            )
-        pool = rec.issue_refresh_tokens(run.stack, run.fixtures, pool_size)
-        result, _ = gen_row(
-            row, "refresh", "req/s", refresh_job, conc, window_opts, run.meter(), pool
-        )
-        return result
-
     windows: list[Window] = []
+    rows = ("refresh", "client_credentials")
+    holder: list[tuple[threading.Thread, CleanupRun]] = []
 
-    def window(phase: str, row: str, outcome: CleanupRun | None = None) -> None:
-        began = time.monotonic()
-        result = measure(row)
+    def window(phase: str, row: str, then: Callable[[], Any] = lambda: None) -> None:
+        """One window; ``then`` runs just before its load starts."""
+        pool = (
+            rec.issue_refresh_tokens(run.stack, run.fixtures, pool_size) if row == "refresh" else []
+        )
+        then()
+        began = time.monotonic() + LEAD
+        if row == "client_credentials":
+            meter = run.meter()
+            result = wrk_row(
+                row, "client_credentials", run.token_base, cc, conc, window_opts, meter
+            )
+        else:
+            job = (refresh_job, conc, window_opts, run.meter(), pool)
+            result, _ = gen_row(row, "refresh", "req/s", *job)
         ended = time.monotonic()
-        overlap = 1.0
-        if outcome is not None:
-            stop = outcome.ended or ended
-            overlap = max(0.0, min(ended, stop) - began) / (ended - began)
+        overlap = 0.0
+        if phase == "during":
+            current = holder[0][1]
+            start, stop = current.started or ended, current.ended or ended
+            overlap = max(0.0, min(ended, stop) - max(began, start)) / max(ended - began, 1e-9)
         windows.append(Window(phase, row, result, overlap))
+        note = f" (the cleanup ran through {overlap:.0%} of it)" if phase == "during" else ""
         say(
             f"  {phase} {row}: {result.rate:,.0f}/s p50 {result.p50 or 0:.1f} ms "
-            f"p99 {result.p99 or 0:.1f} ms (cleanup running {overlap:.0%} of it)"
+            f"p99 {result.p99 or 0:.1f} ms{note}"
         )
 
     for _ in range(opts.cleanup_before):
-        for row in ("refresh", "client_credentials"):
+        for row in rows:
             window("before", row)
-    thread, outcome = start_cleanup(run.stack, opts.cleanup_batch)
-    rows = ("refresh", "client_credentials")
-    k = 0
+
+    def launch() -> None:
+        holder.append(start_cleanup(run.stack, opts.cleanup_batch, LEAD))
+
+    window("during", rows[0], launch)
+    thread, outcome = holder[0]
+    k = 1
     while thread.is_alive():
-        window("during", rows[k % 2], outcome)
+        window("during", rows[k % 2])
         k += 1
     thread.join()
     for _ in range(opts.cleanup_before):
-        for row in ("refresh", "client_credentials"):
+        for row in rows:
             window("after", row)
     return windows, outcome
 
