@@ -453,6 +453,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--refresh-guess", type=float, default=1200.0, help="refresh/s, pools")
     parser.add_argument("--no-cleanup", action="store_true", help="skip the cleanup phase")
     parser.add_argument("--fill-only", action="store_true", help="fill, print sizes, stop")
+    parser.add_argument(
+        "--cleanup-only", action="store_true", help="fill, sizes, the cleanup under load"
+    )
     opts = parser.parse_args(argv)
     opts.concurrency = [int(x) for x in opts.concurrency.split(",") if x]
     opts.rows = [r for r in opts.rows.split(",") if r]
@@ -466,7 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     settings = {"SVC_CLEANUP_INTERVAL": "0"}  # the only cleanup is the one measured
     stacks: dict[str, tuple[Path, Stack]] = {}
     try:
-        for arm in ("empty", "filled") if not opts.fill_only else ("filled",):
+        one = opts.fill_only or opts.cleanup_only
+        for arm in ("filled",) if one else ("empty", "filled"):
             prepared = bench_stack(f"idp-growth-{arm}-", settings)
             if prepared is None:
                 return 2
@@ -519,11 +523,12 @@ def measure_all(opts: argparse.Namespace, stacks: dict[str, Stack]) -> int:
         if arm == "empty":
             vacuum_analyze(stack)
         restart_token(stack, opts.workers)
-    compared = compare(runs, opts)
-    data["compared"] = [asdict(c) for c in compared]
-    block = compare_text(compared)
-    print("\n".join(block), flush=True)
-    text += [*block, ""]
+    if not opts.cleanup_only:
+        compared = compare(runs, opts)
+        data["compared"] = [asdict(c) for c in compared]
+        block = compare_text(compared)
+        print("\n".join(block), flush=True)
+        text += [*block, ""]
     if not opts.no_cleanup:
         say("the cleanup under load (filled database)")
         windows, outcome = cleanup_windows(runs["filled"], opts)
