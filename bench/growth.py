@@ -244,7 +244,7 @@ class CleanupRun:
 
 
 def start_cleanup(
-    stack: Stack, batch_size: int, delay: float
+    stack: Stack, batch_size: int, pause: float, delay: float
 ) -> tuple[threading.Thread, CleanupRun]:
     """``run_cleanup`` as ``idp cleanup`` runs it, after ``delay`` seconds (the next window's
     load is running by then), in a thread with its own event loop."""
@@ -255,7 +255,7 @@ def start_cleanup(
         try:
             outcome.started = time.monotonic()
             counts = await run_cleanup(
-                engine, actor="operator:bench", batch_size=batch_size, wait=True
+                engine, actor="operator:bench", batch_size=batch_size, pause=pause, wait=True
             )
             outcome.ended = time.monotonic()
             outcome.counts = counts or {}
@@ -336,7 +336,7 @@ def cleanup_windows(run: Run, opts: argparse.Namespace) -> tuple[list[Window], C
             window("before", row)
 
     def launch() -> None:
-        holder.append(start_cleanup(run.stack, opts.cleanup_batch, LEAD))
+        holder.append(start_cleanup(run.stack, opts.cleanup_batch, opts.cleanup_pause, LEAD))
 
     window("during", rows[0], launch)
     thread, outcome = holder[0]
@@ -351,9 +351,10 @@ def cleanup_windows(run: Run, opts: argparse.Namespace) -> tuple[list[Window], C
     return windows, outcome
 
 
-def cleanup_text(windows: list[Window], outcome: CleanupRun, batch: int) -> list[str]:
+def cleanup_text(windows: list[Window], outcome: CleanupRun, batch: int, pause: float) -> list[str]:
     lines = [
-        f"Cleanup under load (filled database, batches of {batch}; target: p99 during < "
+        f"Cleanup under load (filled database, batches of {batch}, {pause * 1000:.0f} ms"
+        f" between batches; target: p99 during < "
         f"{TARGET_P99:.0f}x before)",
     ]
     if outcome.error:
@@ -448,6 +449,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--users", type=int, default=64)
     parser.add_argument("--probe-ms", type=float, default=50.0)
     parser.add_argument("--cleanup-batch", type=int, default=1000, help="SVC_CLEANUP_BATCH_SIZE")
+    parser.add_argument(
+        "--cleanup-pause", type=float, default=0.0, help="SVC_CLEANUP_BATCH_PAUSE (s)"
+    )
     parser.add_argument("--cleanup-window", type=float, default=3.0, help="seconds per window")
     parser.add_argument("--cleanup-before", type=int, default=2, help="windows before/after")
     parser.add_argument("--refresh-guess", type=float, default=1200.0, help="refresh/s, pools")
@@ -538,7 +542,7 @@ def measure_all(opts: argparse.Namespace, stacks: dict[str, Stack]) -> int:
             "error": outcome.error,
             "windows": [asdict(w) for w in windows],
         }
-        block = cleanup_text(windows, outcome, opts.cleanup_batch)
+        block = cleanup_text(windows, outcome, opts.cleanup_batch, opts.cleanup_pause)
         print("\n".join(block), flush=True)
         text += block
     base = write_results(text, data, opts.tokens)

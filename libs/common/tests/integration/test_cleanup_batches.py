@@ -183,7 +183,7 @@ async def test_a_run_in_batches_deletes_exactly_what_is_an_hour_past_expiry(
     assert all(planted.count(kind) > BATCH for kind in ("codes", "tokens", "resets"))
     audit_before = await audit_count(migrated_engine)
 
-    counts = await run_cleanup(migrated_engine, now=NOW, batch_size=BATCH)
+    counts = await run_cleanup(migrated_engine, now=NOW, batch_size=BATCH, pause=0.001)
 
     assert counts == expected(planted)
     left = await remaining(migrated_engine)

@@ -28,6 +28,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             resources.engine,
             interval=settings.cleanup_interval,
             batch_size=settings.cleanup_batch_size,
+            pause=settings.cleanup_batch_pause,
         )
 
     return create_service_app(

@@ -102,6 +102,16 @@ def _validate_key_rotation(settings: Settings) -> list[str]:
     return problems
 
 
+def _validate_cleanup(settings: Settings) -> list[str]:
+    """The cleanup job's interval and pause (its batch size is in :data:`_POSITIVE`)."""
+    problems: list[str] = []
+    if settings.cleanup_interval < 0:
+        problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
+    if not 0 <= settings.cleanup_batch_pause <= 60:
+        problems.append("SVC_CLEANUP_BATCH_PAUSE: must be between 0 and 60 seconds")
+    return problems
+
+
 def _validate_services(settings: Settings) -> list[str]:
     """Rules on the addresses of the dependencies and on numeric limits."""
     problems: list[str] = []
@@ -125,8 +135,7 @@ def _validate_services(settings: Settings) -> list[str]:
             parse_key(settings.secrets_key)
         except ValueError as exc:
             problems.append(str(exc))
-    if settings.cleanup_interval < 0:
-        problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
+    problems += _validate_cleanup(settings)
     if settings.dependency_timeout <= 0:
         problems.append("SVC_DEPENDENCY_TIMEOUT: must be positive")
     if not settings.nats_prefix.replace("_", "").replace("-", "").isalnum():

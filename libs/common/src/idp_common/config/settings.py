@@ -73,6 +73,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Rows one statement of the cleanup deletes at most; each batch commits by itself
     # (docs/operations.md "Cleanup").
     cleanup_batch_size: int = 1000
+    cleanup_batch_pause: float = 0.0  # seconds the cleanup waits between two batches
     # RFC 9470 step-up: how recent a sign-in must be for credential changes (spec §5 rule 5)
     recent_sign_in_max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS
     face_threshold: float = 0.5  # largest embedding distance that still matches (<= 0.5)

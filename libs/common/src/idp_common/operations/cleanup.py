@@ -8,7 +8,9 @@ something (and every run an operator asked for) leaves one ``cleanup.ran`` row.
 It runs as ``idp cleanup`` and as a periodic task of the token service. A run deletes in
 bounded batches (``SVC_CLEANUP_BATCH_SIZE`` rows, oldest first; ``storage.db.expiry``),
 each one statement committed by itself, so a run over millions of expired rows never
-holds one long transaction, its locks or its snapshot (issue #24 item 5).
+holds one long transaction, its locks or its snapshot (issue #24 item 5);
+``SVC_CLEANUP_BATCH_PAUSE`` seconds between two batches leave the database to the token
+requests for a while, when a backlog's run must take less of it.
 
 Only one run at a time, across replicas and ``idp cleanup``: a run holds a session-level
 PostgreSQL advisory lock (:data:`LOCK_KEY`) on its one connection across all its batches.
@@ -55,7 +57,12 @@ SWEEPS: Final[tuple[tuple[str, Sweep], ...]] = (
 
 
 async def delete_expired(
-    conn: DriverConnection, *, cutoff: datetime, batch_size: int, counts: dict[str, int]
+    conn: DriverConnection,
+    *,
+    cutoff: datetime,
+    batch_size: int,
+    counts: dict[str, int],
+    pause: float = 0.0,
 ) -> None:
     """Every sweep of :data:`SWEEPS` on ``conn`` (autocommit: each batch commits by itself),
     batch after batch until one comes back short; ``counts`` holds what the committed
@@ -68,6 +75,8 @@ async def delete_expired(
             if swept.deleted < batch_size or swept.last is None:
                 break
             after = swept.last
+            if pause > 0:
+                await asyncio.sleep(pause)
 
 
 async def _audit(conn: AsyncConnection, entry: AuditEntry) -> None:
@@ -89,6 +98,7 @@ async def run_cleanup(
     now: datetime | None = None,
     actor: str = PERIODIC_ACTOR,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    pause: float = 0.0,
     wait: bool = False,
 ) -> dict[str, int] | None:
     """One run; see the module. None when another run holds the lock and ``wait`` is off."""
@@ -99,7 +109,9 @@ async def run_cleanup(
         try:
             if not await _lock(driver, wait=wait):
                 return None
-            await delete_expired(driver, cutoff=cutoff, batch_size=batch_size, counts=counts)
+            await delete_expired(
+                driver, cutoff=cutoff, batch_size=batch_size, counts=counts, pause=pause
+            )
             if any(counts.values()) or actor != PERIODIC_ACTOR:
                 detail = {"cutoff": cutoff.isoformat(), **counts}
                 await _audit(conn, _entry(actor, 200, detail))
@@ -136,15 +148,23 @@ async def _after_failure(
 
 
 async def run_cleanup_once(
-    engine: AsyncEngine, *, now: datetime | None = None, batch_size: int = DEFAULT_BATCH_SIZE
+    engine: AsyncEngine,
+    *,
+    now: datetime | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    pause: float = 0.0,
 ) -> dict[str, int] | None:
     """One periodic run; None when another run holds the lock."""
-    return await run_cleanup(engine, now=now, batch_size=batch_size)
+    return await run_cleanup(engine, now=now, batch_size=batch_size, pause=pause)
 
 
 @contextlib.asynccontextmanager
 async def periodic_cleanup(
-    engine: AsyncEngine, *, interval: float, batch_size: int = DEFAULT_BATCH_SIZE
+    engine: AsyncEngine,
+    *,
+    interval: float,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    pause: float = 0.0,
 ) -> AsyncIterator[None]:
     """Run the cleanup every ``interval`` seconds while the context is open (0: never)."""
     if interval <= 0:
@@ -155,7 +175,7 @@ async def periodic_cleanup(
         while True:
             await asyncio.sleep(interval)
             try:
-                counts = await run_cleanup_once(engine, batch_size=batch_size)
+                counts = await run_cleanup_once(engine, batch_size=batch_size, pause=pause)
                 if counts and any(counts.values()):
                     log.info("cleanup: %s", counts)
             except Exception as exc:  # a failed run must not stop the service or the loop

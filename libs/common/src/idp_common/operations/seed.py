@@ -162,6 +162,7 @@ async def cleanup_expired(settings: Settings, *, now: datetime) -> dict[str, int
             now=now,
             actor=OPERATOR_ACTOR,
             batch_size=settings.cleanup_batch_size,
+            pause=settings.cleanup_batch_pause,
             wait=True,
         )
     finally:

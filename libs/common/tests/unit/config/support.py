@@ -53,6 +53,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "metrics_dir": ("/run/idp-metrics", "/run/idp-metrics"),
     "cleanup_interval": ("60", 60),
     "cleanup_batch_size": ("500", 500),
+    "cleanup_batch_pause": ("0.02", 0.02),
     "recent_sign_in_max_age": ("120", 120),
     "face_threshold": ("0.45", 0.45),
     "face_min_size": ("64", 64),
