@@ -211,6 +211,14 @@ def compare_text(compared: list[Compared]) -> list[str]:
             f"{p50_e or 0:>8.1f}{p50_f or 0:>8.1f}{p99_e or 0:>8.1f}{p99_f or 0:>8.1f}"
             f"{ratio(p99_f, p99_e) or 0:>7.2f}{errors:>7}{others:>5.1f}  {rounds}{mark}"
         )
+    for c in compared:
+        for arm in ("empty", "filled"):
+            for note in sorted({n for r in getattr(c, arm) for n in r.notes}):
+                lines.append(f"  note, {c.row} on the {arm} database: {note}")
+            for kind, sample in sorted(
+                {k: v for r in getattr(c, arm) for k, v in r.samples.items()}.items()
+            ):
+                lines.append(f"  error sample, {c.row} ({arm}), {kind}: {sample[:160]!r}")
     lines.append(
         "(rates in ok/s, flows/s for the code flow; latencies in ms; oth: cores other"
         " processes on the machine took, median of the row's windows)"
