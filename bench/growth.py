@@ -39,6 +39,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from redis.asyncio import Redis
+
 from bench import fill as fill_mod
 from bench import records as rec
 from bench.ceilings import Ceilings
@@ -493,11 +495,34 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for arm, (base, stack) in stacks.items():
             say(f"removing the {arm} stack")
-            remove_stack(stack)
-            if arm == "filled" and (stack.work_dir / "logs").is_dir():
-                shutil.rmtree(LOGS, ignore_errors=True)
-                shutil.copytree(stack.work_dir / "logs", LOGS)
-            shutil.rmtree(base, ignore_errors=True)
+            try:
+                stack.stop_all()
+                infra.run(unlink_prefix(stack.env["SVC_REDIS_PREFIX"]))
+                remove_stack(stack)
+            finally:
+                if arm == "filled" and (stack.work_dir / "logs").is_dir():
+                    shutil.rmtree(LOGS, ignore_errors=True)
+                    shutil.copytree(stack.work_dir / "logs", LOGS)
+                shutil.rmtree(base, ignore_errors=True)
+
+
+async def unlink_prefix(prefix: str) -> int:
+    """UNLINK the keys under ``prefix`` 10,000 at a time: the filled stack's million
+    session keys in one DEL (the harness's way) outlast the client's read timeout."""
+    redis = Redis.from_url(infra.REDIS_URL)
+    removed = 0
+    try:
+        batch: list[bytes] = []
+        async for key in redis.scan_iter(match=f"{prefix}*", count=10_000):
+            batch.append(key)
+            if len(batch) >= 10_000:
+                removed += int(await redis.unlink(*batch))
+                batch = []
+        if batch:
+            removed += int(await redis.unlink(*batch))
+    finally:
+        await redis.aclose()
+    return removed
 
 
 def measure_all(opts: argparse.Namespace, stacks: dict[str, Stack]) -> int:
