@@ -5,6 +5,10 @@ Cacheable for ``SVC_JWKS_CACHE_SECONDS`` (spec part 8: five minutes): a rotated 
 published at least that long before it signs, and a retired one stays published at least
 that long after its tokens expired (docs/operations.md "Signing keys"), so a resource
 server need not refetch the key set when an unknown ``kid`` appears.
+
+The metadata lists the signing algorithms of the key set held at the moment (issue #24):
+a key generated for a new algorithm appears in both documents once the directory is
+re-read.
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ def discovery_router(settings: Settings) -> Router:
     return Router("/", route_handlers=[DiscoveryController], cache_control=cache)
 
 
+def _metadata(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    resources = resources_of(request)
+    return provider_metadata(resources.settings.issuer, resources.keys.algorithms)
+
+
 class DiscoveryController(Controller):
     tags = ["discovery"]
 
@@ -34,7 +43,7 @@ class DiscoveryController(Controller):
         summary="Provider metadata (OpenID Connect Discovery 1.0 §4)",
     )
     async def openid_configuration(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
-        return provider_metadata(resources_of(request).settings.issuer)
+        return _metadata(request)
 
     @get(
         "/.well-known/oauth-authorization-server",
@@ -42,7 +51,7 @@ class DiscoveryController(Controller):
         summary="Provider metadata (RFC 8414 §3): the same document",
     )
     async def oauth_authorization_server(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
-        return provider_metadata(resources_of(request).settings.issuer)
+        return _metadata(request)
 
     @get("/.well-known/jwks.json", operation_id="jwks", summary="Public signing keys")
     async def jwks(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
