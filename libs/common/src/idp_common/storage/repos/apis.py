@@ -167,7 +167,8 @@ async def update_api(
             code="admin.api_name_in_use",
             errors=[FieldError("name", "cannot change while the API has scopes")],
         )
-    await _check_unique_api(session, changes, row)
+    unique = {f: v for f, v in changes.items() if f in ("name", "audience")}
+    await _check_unique_api(session, unique, row)
     for field, value in changes.items():
         setattr(row, field, value)
     await _flush(session, "api", ("name", "audience"))
