@@ -30,4 +30,9 @@ if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/b
   shift
   exec uv run --frozen python -m bench.backchannel "$@"
 fi
+if [ "${1:-}" = "--peer" ]; then  # side by side with node-oidc-provider (issue 24): bench/peer/run.py
+  shift
+  command -v npm >/dev/null || apt_install npm
+  exec uv run --frozen python -m bench.peer.run "$@"
+fi
 exec uv run --frozen python -m bench.run "$@"

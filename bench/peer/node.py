@@ -233,5 +233,3 @@ def set_up(peer: Peer, base: str, sessions: int, refresh_tokens: int, people: in
     if not isinstance(token, str):
         raise RuntimeError("peer setup: no access token for userinfo")
     peer.userinfo_token = token
-
-

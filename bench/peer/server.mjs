@@ -137,6 +137,11 @@ function configuration(Adapter, findClaims) {
     },
     pkce: { required: () => true },
     rotateRefreshToken: true,
+    // A refresh token with every code the client may refresh with, as the token service's
+    // code flow row asks for one (offline_access); oidc-provider drops offline_access from
+    // an authorization request without prompt=consent, which would always show the consent
+    // page, so the default (offline_access granted) is widened to the client's grant types.
+    issueRefreshToken: (ctx, client) => client.grantTypeAllowed('refresh_token'),
     // oidc-provider's defaults, written out (it asks for them to be set)
     ttl: {
       AccessToken: 3600,
