@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import secrets
 import signal
 import subprocess
@@ -119,14 +120,20 @@ def start(stack: Stack, peer: Peer, accounts: int) -> None:
         stack.wait_until_up(process, "/.well-known/jwks.json")
 
 
-def stop(stack: Stack, peer: Peer) -> None:
-    """Stop the cluster and drop its database (safe to call twice)."""
+def stop(stack: Stack, peer: Peer) -> list[int]:
+    """Stop the cluster and drop its database (safe to call twice); the requests each
+    worker answered (it says so in its log as it stops), setup included."""
+    counts: list[int] = []
     if peer.process is not None:
         peer.process.stop()
         if peer.process in stack.processes:
             stack.processes.remove(peer.process)
+        log = peer.process.log_tail(200)
+        counts = [int(m.group(1)) for m in re.finditer(r"peer worker \d+: (\d+) requests", log)]
+        peer.process = None
     if peer.db_name is not None:
         infra.run(infra.drop_database(peer.db_name))
+    return counts
 
 
 def end_setup(peer: Peer) -> None:

@@ -30,6 +30,7 @@ class Table:
     systems: list[System]
     measurements: list[Measurement]
     openssl: tuple[float | None, float | None]
+    per_worker: dict[str, list[int]]  # requests each peer worker answered, setup included
 
 
 @dataclass
@@ -103,7 +104,7 @@ def render(table: Table) -> str:
     before, after = table.openssl
     runs = f"median of {opts.runs} run{'s' if opts.runs > 1 else ''}"
     head = (
-        f"{'row':<33} {'system':<14} {'ok/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}  "
+        f"{'row':<42} {'system':<14} {'ok/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6}  "
         + " ".join(f"{SHORT.get(c, 'gen'):>6}" for c in CLASSES)
         + f"  {'oth cpu':>7}  {'ours÷pg':>7} {'ours÷mem':>8}"
     )
@@ -135,7 +136,7 @@ def render(table: Table) -> str:
             name = f"{label} ({unit})" if first else ""
             first = False
             out.append(
-                f"{name:<33} {system.label:<14} {c.rate:>8,.0f} {_num(c.p50, '.1f'):>7} "
+                f"{name:<42} {system.label:<14} {c.rate:>8,.0f} {_num(c.p50, '.1f'):>7} "
                 f"{_num(c.p99, '.1f'):>7} {sum(c.errors.values()):>6,}  "
                 + " ".join(f"{_num(c.cpu_ms[k], '.3f'):>6}" for k in CLASSES)
                 + f"  {c.other_cores:>7.2f}{ratios}"
@@ -145,6 +146,10 @@ def render(table: Table) -> str:
         f"OpenSSL RSA-2048 signatures/s in one process (per core): before {_num(before)}, "
         f"after {_num(after)}"
     )
+    for name, counts in table.per_worker.items():
+        if counts:
+            shares = " / ".join(f"{n:,}" for n in counts)
+            out.append(f"{name}: requests per worker (setup included, hash $connection): {shares}")
     out += summary(table, grid)
     problems = [
         f"  {label}, {system.label}: {count:,} x {kind}  {c.samples.get(kind, '')[:160]!r}"
@@ -233,6 +238,7 @@ def write(table: Table, text: str, folder: Path, peer_versions: dict[str, str]) 
         "options": vars(table.opts),
         "openssl_rsa2048_sign_per_s": {"before": table.openssl[0], "after": table.openssl[1]},
         "systems": {s.key: s.label for s in table.systems},
+        "peer_requests_per_worker": table.per_worker,
         "cells": {f"{row}/{key}": asdict(c) for (row, key), c in cells(table).items()},
         "runs": [
             {

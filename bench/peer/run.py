@@ -182,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     measurements.append(m)
         sign_after = openssl_sign_rate()
-        table = report.Table(opts, systems, measurements, (sign_before, sign_after))
+        per_worker = {f"peer {p.adapter}": node.stop(stack, p) for p in peers}
+        table = report.Table(opts, systems, measurements, (sign_before, sign_after), per_worker)
         text = report.render(table)
         print(text, flush=True)
         paths = report.write(table, text, Path(opts.out), node.versions())
