@@ -98,7 +98,7 @@ def new_peer(adapter: str, issuer: str, workers: int, run_id: str) -> Peer:
     return Peer(adapter, issuer, ports, secrets.token_urlsafe(24), db_name)
 
 
-def start(stack: Stack, peer: Peer, accounts: int) -> None:
+def start(stack: Stack, peer: Peer, accounts: int, account_store: str = "db") -> None:
     """The cluster, as a process of ``stack`` (stopped with it, its process group killed)."""
     env = {
         "PEER_ADAPTER": peer.adapter,
@@ -108,6 +108,7 @@ def start(stack: Stack, peer: Peer, accounts: int) -> None:
         "PEER_RESOURCE": peer.resource,
         "PEER_ACCOUNTS": str(accounts),
         "PEER_REDIRECT_URI": REDIRECT_URI,
+        "PEER_ACCOUNT_STORE": account_store,
         "NODE_ENV": "production",
     }
     if peer.db_name is not None:

@@ -56,6 +56,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--systems", default="ours,ours_direct,peer_mem,peer_pg", help="comma-separated systems"
     )
     parser.add_argument(
+        "--peer-accounts",
+        choices=("db", "memory"),
+        default="db",
+        help="where the pg peer's findAccount reads people (mem always: memory)",
+    )
+    parser.add_argument(
         "--out", default=str(report.RESULTS), help="folder for the table and the JSON"
     )
     opts = parser.parse_args(argv)
@@ -159,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         refresh_pool = opts.runs * (opts.concurrency + SPARE_REFRESH)
         for peer in peers:
             say(f"starting the peer ({peer.adapter}) and signing {opts.concurrency} people in")
-            node.start(stack, peer, PEOPLE)
+            node.start(stack, peer, PEOPLE, opts.peer_accounts)
             node.set_up(peer, peer.issuer, opts.concurrency, refresh_pool, PEOPLE)
             node.end_setup(peer)
         systems = ours(stack, fixtures, nginx.popen.pid, proxy_port)

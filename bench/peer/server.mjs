@@ -12,6 +12,7 @@
 //   PEER_RESOURCE       the API's resource indicator (RFC 8707)
 //   PEER_ACCOUNTS       how many people (person-0 ... person-N-1)
 //   PEER_REDIRECT_URI   the clients' redirect URI
+//   PEER_ACCOUNT_STORE  db (pg: findAccount reads the account table) | memory (a Map)
 // Signals: SIGUSR2 ends the setup's replication of the mem store (adapters.mjs); SIGTERM
 // and SIGINT stop the workers and the primary.
 
@@ -194,14 +195,14 @@ async function interaction(provider, req, res) {
 async function worker() {
   let Adapter;
   let findClaims;
+  const people = new Map(accounts().map((a) => [a.sub, a]));
+  findClaims = async (id) => people.get(id);
   if (ADAPTER === 'pg') {
     const pgAdapter = createPgAdapter(env.PEER_DATABASE_URL);
     ({ Adapter } = pgAdapter);
-    findClaims = pgAdapter.findAccount;
+    if (env.PEER_ACCOUNT_STORE !== 'memory') findClaims = pgAdapter.findAccount;
   } else {
     Adapter = createMemAdapter();
-    const people = new Map(accounts().map((a) => [a.sub, a]));
-    findClaims = async (id) => people.get(id);
     process.on('message', (message) => {
       if (message.stopReplication) stopReplication();
       else if (message.replicate) applyReplicated(message.replicate);

@@ -83,7 +83,13 @@ def code_job(
 
 def measure(row: str, system: System, opts: argparse.Namespace, run: int, conc: int) -> Measurement:
     label = dict((key, text) for key, text, _ in ROWS)[row]
-    meter = ClassMeter([], "", classes=system.classes)
+    # the base Meter's "this run" (so that oth cpu is the rest of the machine): the
+    # system's processes and its database's backends
+    roots = [pid for kind in system.classes.values() for pid in kind.roots]
+    databases = system.classes["postgres"].databases
+    meter = ClassMeter(
+        roots, databases[0] if databases else "(no database)", classes=system.classes
+    )
     basic = {"Authorization": system.basic, "Content-Type": FORM}
     fixed = {
         "client_credentials": WrkRequest(
