@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -142,6 +143,25 @@ def peer_system(peer: node.Peer, proxy_pid: int, proxy_port: int) -> System:
     )
 
 
+class _Stop:
+    """SIGINT and SIGTERM end the run through its cleanup, once: a Ctrl-C reaches Python
+    twice (from the terminal, and forwarded by ``uv run``), and a second one must not cut
+    the cleanup short (it left the stack running)."""
+
+    def __init__(self) -> None:
+        self.stopping = False
+
+    def __call__(self, signum: int, _frame: object) -> None:
+        if self.stopping:
+            return
+        self.stopping = True
+        raise SystemExit(128 + signum)
+
+    def install(self) -> None:
+        signal.signal(signal.SIGINT, self)
+        signal.signal(signal.SIGTERM, self)
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     node.ensure_installed()
@@ -149,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     if prepared is None:
         return 2
     base, stack = prepared
+    stop = _Stop()
+    stop.install()
     peers: list[node.Peer] = []
     try:
         say(f"starting an isolated stack (run {stack.run_id}) in {base}")
@@ -196,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"written: {', '.join(str(p) for p in paths)}")
         return 0
     finally:
+        stop.stopping = True  # from here on, signals no longer interrupt
         say("removing the stack, the peers and their database")
         for peer in peers:
             node.stop(stack, peer)
