@@ -39,34 +39,37 @@ ROWS: dict[str, Callable[[Run], None]] = {
 }
 #: Innermost-frame file path → package, first match wins.
 AREAS = (
-    ("our code", re.compile(r"/(idp_common|token_service)/")),
-    ("litestar", re.compile(r"/litestar/")),
-    ("sqlalchemy", re.compile(r"/sqlalchemy/")),
-    ("asyncpg", re.compile(r"/asyncpg/")),
-    ("joserfc", re.compile(r"/joserfc/")),
-    ("cryptography", re.compile(r"/cryptography/")),
-    ("redis", re.compile(r"/redis/")),
-    ("msgspec", re.compile(r"/msgspec/")),
-    ("granian", re.compile(r"/granian/")),
-    ("opentelemetry/prometheus", re.compile(r"/(opentelemetry|prometheus_client)/")),
-    ("asyncio", re.compile(r"/asyncio/|uvloop")),
-    ("stdlib", re.compile(r"/lib/python3\.\d+/")),
+    ("our code", re.compile(r"^(idp_common|token_service)/")),
+    ("granian (Rust: transport and loop)", re.compile(r"^granian/")),
+    ("litestar", re.compile(r"^litestar/")),
+    ("sqlalchemy", re.compile(r"^sqlalchemy/")),
+    ("asyncpg", re.compile(r"^asyncpg/")),
+    ("joserfc (RSA signing in OpenSSL)", re.compile(r"^joserfc/")),
+    ("cryptography", re.compile(r"^cryptography/")),
+    ("redis", re.compile(r"^redis/")),
+    ("msgspec", re.compile(r"^msgspec/")),
+    ("opentelemetry/prometheus", re.compile(r"^(opentelemetry|prometheus_client)/")),
+    ("asyncio", re.compile(r"^asyncio/")),
 )
+#: Frames that only await the transport: their own samples are Granian's native send and
+#: receive, not Python work.
+TRANSPORT = re.compile(r"^(send_and_note|.*tracking_receive) \(idp_common/web/")
 FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^()]*):(?P<line>\d+)\)$")
 
 
 def area_of(frame: str) -> str:
+    if TRANSPORT.match(frame.rsplit(".", 1)[-1]) or TRANSPORT.match(frame):
+        return "granian (Rust: transport and loop)"
     match = FRAME.match(frame)
     path = match["file"] if match else frame
-    return next((name for name, pattern in AREAS if pattern.search(path)), "other")
+    return next((name for name, pattern in AREAS if pattern.search(path)), "stdlib and other")
 
 
 def short(frame: str) -> str:
     match = FRAME.match(frame)
     if not match:
         return frame
-    parts = Path(match["file"]).parts
-    return f"{match['func']} ({'/'.join(parts[-2:])}:{match['line']})"
+    return f"{match['func']} ({match['file']}:{match['line']})"
 
 
 def read_stacks(raw: Path) -> list[tuple[list[str], int]]:
@@ -87,7 +90,7 @@ def report(row: str, stacks: list[tuple[list[str], int]], top: int) -> None:
         areas[area_of(frames[-1])] += count
         own[short(frames[-1])] += count
         for frame in set(frames):
-            if area_of(frame) == "our code":
+            if FRAME.match(frame) and AREAS[0][1].search(FRAME.match(frame)["file"]):  # type: ignore[index]
                 inclusive[short(frame)] += count
     print(f"\n== {row}: {total:,} samples")
     print("  by package of the innermost frame:")
