@@ -30,4 +30,13 @@ if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/b
   shift
   exec uv run --frozen python -m bench.backchannel "$@"
 fi
+if [ "${1:-}" = "--profile" ]; then  # where the token service's time goes (issue 24): bench/profile.py
+  shift
+  exec uv run --frozen python -m bench.profile "$@"
+fi
+if [ "${1:-}" = "--peer" ]; then  # side by side with node-oidc-provider (issue 24): bench/peer/run.py
+  shift
+  command -v npm >/dev/null || apt_install npm
+  exec uv run --frozen python -m bench.peer.run "$@"
+fi
 exec uv run --frozen python -m bench.run "$@"

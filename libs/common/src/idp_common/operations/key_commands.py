@@ -4,8 +4,9 @@
   an emergency. Every process signs with it within ``SVC_KEY_RELOAD_SECONDS``; resource
   servers that cached the JWKS do not know it until their cache expires.
 - ``rotate`` writes the next key, active at now + ``SVC_JWKS_CACHE_SECONDS`` +
-  ``SVC_KEY_RELOAD_SECONDS`` (or ``--lead``, never shorter), so every process publishes it
-  and every cached JWKS has expired before it signs; then prunes the retired keys whose
+  ``SVC_JWKS_PROXY_SECONDS`` + ``SVC_KEY_RELOAD_SECONDS`` (or ``--lead``, never shorter),
+  so every process publishes it and every cached JWKS (the proxy's, then a resource
+  server's) has expired before it signs; then prunes the retired keys whose
   tokens have all expired (:mod:`idp_common.crypto.key_schedule`,
   :mod:`idp_common.crypto.key_retention`).
 - ``list`` shows each key's state (next / current / retired), activation time and, for a
@@ -56,7 +57,8 @@ Clock = Callable[[], datetime]
 def timings_of(settings: Settings) -> RotationTimings:
     return rotation_timings(
         access_token_ttl=settings.access_token_ttl,
-        jwks_cache_seconds=settings.jwks_cache_seconds,
+        # A resource server may fetch the proxy's copy just before it is renewed.
+        jwks_cache_seconds=settings.jwks_cache_seconds + settings.jwks_proxy_seconds,
         reload_seconds=settings.key_reload_seconds,
     )
 
@@ -112,7 +114,8 @@ def rotate(
     if wanted is not None and wanted < timings.lead:
         print(
             f"rotate: --lead {lead} is shorter than SVC_JWKS_CACHE_SECONDS + "
-            f"SVC_KEY_RELOAD_SECONDS = {int(timings.lead.total_seconds())} s",
+            "SVC_JWKS_PROXY_SECONDS + SVC_KEY_RELOAD_SECONDS = "
+            f"{int(timings.lead.total_seconds())} s",
             file=out,
         )
         return 2

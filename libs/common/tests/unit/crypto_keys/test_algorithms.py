@@ -217,13 +217,13 @@ def test_generate_and_rotate_take_the_algorithm(tmp_path: Path) -> None:
     assert [len(key_set.by_algorithm[a]) for a in ("RS256", "ES256")] == [1, 2]
     assert sorted(p.name for p in (tmp_path / "keys" / "ES256").iterdir()) == [
         "20261126T100000Z.pem",
-        "20261126T110510Z.pem",
+        "20261126T110515Z.pem",
     ]
     listing = io.StringIO()
     key_commands.list_keys(settings, now=later, out=listing)
     lines = listing.getvalue().splitlines()
     assert len(lines) == 3
-    assert "/ES256/20261126T110510Z.pem" in lines[2]
+    assert "/ES256/20261126T110515Z.pem" in lines[2]
     assert "next" in lines[2]
 
 
