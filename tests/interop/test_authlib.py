@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 import pytest
-from authlib.common.security import generate_token
-from authlib.integrations.httpx_client import OAuth2Client
-from authlib.jose import JsonWebKey, JsonWebToken, JWTClaims
-from authlib.oauth2.rfc9068.claims import JWTAccessTokenClaims
-from authlib.oidc.core import CodeIDToken, IDToken
+from authlib.common.security import generate_token  # type: ignore[import-untyped]
+from authlib.integrations.httpx_client import OAuth2Client  # type: ignore[import-untyped]
+from authlib.jose import JsonWebKey, JsonWebToken, JWTClaims  # type: ignore[import-untyped]
+from authlib.oauth2.rfc9068.claims import JWTAccessTokenClaims  # type: ignore[import-untyped]
+from authlib.oidc.core import CodeIDToken, IDToken  # type: ignore[import-untyped]
 
 from tests.harness.stack import Stack
 from tests.interop.support import (
