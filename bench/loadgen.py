@@ -7,11 +7,13 @@ orchestrator (``bench/run.py``) starts one or more of these processes with
 
 Scenarios:
 
-- ``code_flow``: GET /oauth2/authorize with a signed-in session cookie → 302 with
+- ``code_flow``: GET /oauth2/authorize with a signed-in session cookie → 302 (or 303) with
   ``code=`` → POST /oauth2/token (authorization_code, client_secret_post). One flow =
   both requests; its latency is the sum.
 - ``refresh``: POST /oauth2/token (refresh_token, client_secret_basic), each request with
   a fresh pre-issued token taken from the job's pool (rotation makes a token single-use).
+- ``refresh_chain``: the same request, each connection sending the refresh token of its
+  previous answer (``bench/peer``: a chain per connection keeps it on one peer worker).
 - ``signin``: POST /api/v1/auth/login with a fresh pre-created challenge each time.
 - ``probe``: GET a cheap route every ``interval`` seconds on a new connection and record
   its latency (shows an event loop blocked by hashing or signing).
@@ -34,7 +36,15 @@ from typing import Any
 import uvloop
 
 from bench.loadgen_http import SAMPLE_CHARS, Connection, Failure, failure_of, http_request
-from bench.loadgen_operations import Operation, Pool, PoolEmpty, code_flow, refresh, signin
+from bench.loadgen_operations import (
+    Operation,
+    Pool,
+    PoolEmpty,
+    code_flow,
+    refresh,
+    refresh_chain,
+    signin,
+)
 
 
 @dataclass
@@ -128,6 +138,7 @@ async def run(job: dict[str, Any]) -> dict[str, Any]:
         factories = {
             "code_flow": lambda: code_flow(job),
             "refresh": lambda: refresh(job, pool),
+            "refresh_chain": lambda: refresh_chain(job, pool),
             "signin": lambda: signin(job, pool),
         }
         make = factories[scenario]()

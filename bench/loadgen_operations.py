@@ -34,6 +34,8 @@ def code_flow(job: dict[str, Any]) -> Callable[[int], Operation | None]:
     cookies: list[str] = job["cookies"]
     authorize_path: str = job["authorize_path"]
     token_body: str = job["token_body"]
+    # the members the token answer must hold (bench/peer: the ID and refresh tokens too)
+    expected = [f'"{m}"'.encode() for m in job.get("token_expect", ["access_token"])]
     counter = 0
 
     def make(conn_index: int) -> Operation:
@@ -44,7 +46,7 @@ def code_flow(job: dict[str, Any]) -> Callable[[int], Operation | None]:
             counter += 1
             path = f"{authorize_path}&state=s{conn_index}x{counter}"
             first = await conn.send(http_request("GET", path, host, {"Cookie": cookie}))
-            if first.status != 302:
+            if first.status not in (302, 303):  # node-oidc-provider answers 303 See Other
                 raise failure_of(first, "authorize")
             location = first.headers.get(b"location", b"").decode()
             codes = parse_qs(urlsplit(location).query).get("code")
@@ -55,9 +57,10 @@ def code_flow(job: dict[str, Any]) -> Callable[[int], Operation | None]:
             second = await conn.send(http_request("POST", "/oauth2/token", host, form, body))
             if second.status != 200:
                 raise failure_of(second, "token")
-            if b'"access_token"' not in second.body:
-                sample = second.body[:SAMPLE_CHARS].decode(errors="replace")
-                raise Failure("token: 200 without access_token", sample)
+            for member in expected:
+                if member not in second.body:
+                    sample = second.body[:SAMPLE_CHARS].decode(errors="replace")
+                    raise Failure(f"token: 200 without {member.decode()}", sample)
 
         return flow
 
@@ -82,6 +85,49 @@ def refresh(job: dict[str, Any], pool: Pool) -> Callable[[int], Operation]:
                 raise failure_of(answer)
             if b'"refresh_token"' not in answer.body:
                 raise Failure("200 without refresh_token", answer.body[:SAMPLE_CHARS].decode())
+
+        return one
+
+    return make
+
+
+def refresh_chain(job: dict[str, Any], pool: Pool) -> Callable[[int], Operation]:
+    """Rotation as a client does it: each connection starts from a token of the pool and
+    sends the refresh token of each answer with its next request; after a failure it
+    starts again from a new token of the pool. ``refresh_extra`` is appended to each body
+    (the peer's ``&resource=...``)."""
+    host = job["host_header"]
+    extra: str = job.get("refresh_extra", "")
+    headers = {
+        "Authorization": job["authorization"],
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+
+    def make(_: int) -> Operation:
+        current: list[str] = []
+
+        async def one(conn: Connection) -> None:
+            if not current:
+                token = pool.take()
+                if token is None:
+                    raise PoolEmpty
+                current.append(token)
+            body = f"grant_type=refresh_token&refresh_token={quote(current.pop(), safe='')}{extra}"
+            answer = await conn.send(
+                http_request("POST", "/oauth2/token", host, headers, body.encode())
+            )
+            if answer.status != 200:
+                raise failure_of(answer)
+            if b'"access_token"' not in answer.body:
+                sample = answer.body[:SAMPLE_CHARS].decode(errors="replace")
+                raise Failure("200 without access_token", sample)
+            try:
+                token = json.loads(answer.body)["refresh_token"]
+            except (ValueError, KeyError, TypeError):
+                raise Failure(
+                    "200 without refresh_token", answer.body[:SAMPLE_CHARS].decode(errors="replace")
+                ) from None
+            current.append(token)
 
         return one
 

@@ -30,6 +30,15 @@ if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/b
   shift
   exec uv run --frozen python -m bench.backchannel "$@"
 fi
+if [ "${1:-}" = "--profile" ]; then  # where the token service's time goes (issue 24): bench/profile.py
+  shift
+  exec uv run --frozen python -m bench.profile "$@"
+fi
+if [ "${1:-}" = "--peer" ]; then  # side by side with node-oidc-provider (issue 24): bench/peer/run.py
+  shift
+  command -v npm >/dev/null || apt_install npm
+  exec uv run --frozen python -m bench.peer.run "$@"
+fi
 if [ "${1:-}" = "--growth" ]; then  # cost as the data grows (issue 24 item 5): bench/growth.py
   shift
   exec uv run --frozen python -m bench.growth "$@"

@@ -186,7 +186,7 @@ def mime_types() -> str:
 def render(args: argparse.Namespace) -> Path:
     check_drain(args)
     run_dir = Path(args.run_dir).resolve()
-    for sub in ("tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"):
+    for sub in ("tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi", "cache/jwks"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
     (run_dir / "security_headers.conf").write_text(security_headers(args.prod))
     (run_dir / "refuse_403.conf").write_text(

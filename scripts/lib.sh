@@ -196,12 +196,17 @@ ensure_node() {
   node_is_recent || die "Node $(node --version) is too old for Vite (need >= $NODE_MIN_MAJOR.$NODE_MIN_MINOR)"
 }
 
-build_frontend() {  # build_frontend web/auth
+npm_ci() {  # npm_ci web/auth: `npm ci` there when node_modules is missing or older than the lock file
   local dir="$ROOT/$1"
   if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
     say "npm ci in $1"
     (cd "$dir" && npm ci --silent --no-audit --no-fund) || die "npm ci failed in $1"
   fi
+}
+
+build_frontend() {  # build_frontend web/auth
+  local dir="$ROOT/$1"
+  npm_ci "$1"
   if [ ! -f "$dir/dist/index.html" ] || [ -n "$(find "$dir/src" "$dir/index.html" "$dir/vite.config.ts" "$dir/package.json" "$ROOT/web/shared" -newer "$dir/dist/index.html" 2>/dev/null | head -n 1)" ]; then
     say "building $1"
     (cd "$dir" && npm run --silent build >/dev/null) || die "frontend build failed in $1"
@@ -212,6 +217,13 @@ ensure_frontends() {
   ensure_node
   build_frontend web/auth
   build_frontend web/console
+}
+
+# The Node relying parties of tests/interop (openid-client, oauth4webapi, jose), at the
+# exact versions of tests/interop/node/package-lock.json.
+ensure_interop_node() {
+  ensure_node
+  npm_ci tests/interop/node
 }
 
 # --- replicas (make up, make down) ---------------------------------------------------

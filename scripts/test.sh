@@ -10,6 +10,7 @@ ensure_system_packages
 ensure_servers
 ensure_python
 ensure_frontends
+ensure_interop_node
 
 say "TypeScript unit tests"
 (cd web/auth && npm test --silent)

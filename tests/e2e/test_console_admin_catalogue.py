@@ -6,13 +6,17 @@ holding it, a group with the role and a member, and a confidential client whose 
 shown once and then rotated, a user, and a profile field released as a claim under the new
 scope; each appears in its list afterwards (acceptance 1). A refused redirect URI
 (422) is shown at its textarea naming the line, and the protected `idp` API's 409 in the
-delete dialog. Every screen passes axe-core and leaves a screenshot.
+delete dialog. Every screen passes axe-core and leaves a screenshot. The signing
+algorithms of APIs and clients (issue #24) are chosen in the same forms, and a refused
+algorithm is shown next to its select.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import uuid
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -242,3 +246,76 @@ def test_an_administrator_builds_the_catalogue_in_the_browser(
     check_screen(page, "admin-catalogue-fields-list", request)
 
     assert page_log.problems(expected_statuses=[409, 422]) == []
+
+
+def test_signing_algorithms_in_the_api_and_client_forms(
+    stack: Stack,
+    extra_processes: Stack,
+    page: Page,
+    page_log: PageLog,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+) -> None:
+    """Issue #24: the API form's access-token algorithm and the client form's ID-token and
+    userinfo algorithms. A refusal of the provider (an admin service holding only RS256
+    keys, to which the browser's POST is routed) is shown next to the select."""
+    tag = uuid.uuid4().hex[:6]
+    api_name = f"ledger-{tag}"
+    rs256_only = tmp_path / "keys"
+    rs256_only.mkdir(mode=0o700)
+    for key in stack.key_dir.glob("*.pem"):
+        shutil.copy2(key, rs256_only / key.name)
+    extra = extra_processes.start_service("admin", {"SVC_KEY_DIR": str(rs256_only)})
+    extra_processes.wait_until_up(extra)
+    admin = create_first_admin(stack)
+    sign_in(page, stack, admin, "/console/admin/apis")
+    expect(page.get_by_role("heading", level=1, name="APIs and scopes")).to_be_visible()
+
+    new_api = page.get_by_role("form", name="New API")
+    new_api.get_by_label("Name").fill(api_name)
+    new_api.get_by_label("Audience").fill(f"https://{api_name}.example.com")
+    algorithm = new_api.get_by_label("Access token signing algorithm")
+    expect(algorithm).to_have_value("RS256")
+    algorithm.select_option("ES256")
+    page.route(
+        re.compile(r".*/admin/apis$"),
+        lambda route: route.continue_(url=f"{extra.url}/admin/apis"),
+    )
+    new_api.get_by_role("button", name="Create API").click()
+    expect(algorithm).to_have_attribute("aria-invalid", "true")
+    expect(new_api.locator(".field.has-error .field-error")).to_have_text(
+        "no ES256 signing key; generate one with idp keys generate --alg ES256"
+    )
+    expect(new_api.get_by_role("alert")).to_contain_text("Access token signing algorithm")
+    check_screen(page, "admin-catalogue-api-alg-refused", request)
+
+    page.unroute(re.compile(r".*/admin/apis$"))  # the stack's admin holds every algorithm
+    new_api.get_by_role("button", name="Create API").click()
+    expect(page.get_by_role("heading", level=1, name=f"API {api_name}")).to_be_visible()
+    expect(page.get_by_role("definition").filter(has_text="ES256")).to_have_count(1)
+    edit = page.get_by_role("form", name="Edit API")
+    expect(edit.get_by_label("Access token signing algorithm")).to_have_value("ES256")
+
+    _open(page, "Clients", "Clients")
+    new_client = page.get_by_role("form", name="New client")
+    new_client.get_by_label("Name").fill(f"Ledger web {tag}")
+    new_client.get_by_label("Redirect URIs", exact=True).fill(LOOPBACK_CALLBACK)
+    expect(new_client.get_by_label("ID token signing algorithm")).to_have_value("RS256")
+    expect(new_client.get_by_label("Userinfo signing algorithm")).to_have_value("")
+    new_client.get_by_label("ID token signing algorithm").select_option("EdDSA")
+    new_client.get_by_label("Userinfo signing algorithm").select_option("PS256")
+    new_client.get_by_role("button", name="Create client").click()
+    page.get_by_role("dialog", name="Client created: its secret").get_by_role(
+        "button", name="I have saved it"
+    ).click()
+    settings = page.get_by_role("form", name="Client settings")
+    expect(settings.get_by_label("ID token signing algorithm")).to_have_value("EdDSA")
+    expect(settings.get_by_label("Userinfo signing algorithm")).to_have_value("PS256")
+    settings.get_by_label("Userinfo signing algorithm").select_option("")
+    settings.get_by_role("button", name="Save client").click()
+    expect(settings.get_by_role("status").filter(has_text="Saved.")).to_be_visible()
+    page.reload()
+    settings = page.get_by_role("form", name="Client settings")
+    expect(settings.get_by_label("ID token signing algorithm")).to_have_value("EdDSA")
+    expect(settings.get_by_label("Userinfo signing algorithm")).to_have_value("")
+    check_screen(page, "admin-catalogue-client-algs", request)

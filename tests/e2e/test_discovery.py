@@ -1,6 +1,7 @@
 """Discovery and JWKS through the proxy (spec part 4 "Discovery", §5 "Signing keys").
 
-The harness starts the stack with two key files, an older and a newer one.
+The harness starts the stack with two RS256 key files, an older and a newer one, and one
+key each for PS256, ES256 and EdDSA in their sub-directories (issue #24).
 """
 
 from __future__ import annotations
@@ -57,12 +58,22 @@ def test_both_metadata_documents_are_identical(proxy: httpx.Client) -> None:
     assert oidc.content == rfc8414.content
 
 
-def test_metadata_lists_issuer_jwks_endpoints_and_rs256(proxy: httpx.Client, stack: Stack) -> None:
+def test_metadata_lists_issuer_jwks_endpoints_and_the_held_algorithms(
+    proxy: httpx.Client, stack: Stack
+) -> None:
     metadata = proxy.get("/.well-known/openid-configuration").json()
     assert metadata["issuer"] == stack.issuer
     for member, path in SPEC_ENDPOINTS.items():
         assert metadata[member] == stack.issuer + path, member
-    assert metadata["id_token_signing_alg_values_supported"] == ["RS256"]
+    # issue #24: the stack holds a key for each of the four algorithms, RS256 first
+    held = ["RS256", "PS256", "ES256", "EdDSA"]
+    assert metadata["id_token_signing_alg_values_supported"] == held
+    assert metadata["userinfo_signing_alg_values_supported"] == held
+    signing_members = [m for m in metadata if m.endswith("_signing_alg_values_supported")]
+    assert sorted(signing_members) == [
+        "id_token_signing_alg_values_supported",
+        "userinfo_signing_alg_values_supported",
+    ]
     assert metadata["response_types_supported"] == ["code"]
     assert metadata["code_challenge_methods_supported"] == ["S256"]
     assert metadata["authorization_response_iss_parameter_supported"] is True
@@ -83,13 +94,35 @@ def test_jwks_has_one_public_jwk_per_key_file(proxy: httpx.Client, stack: Stack)
     files = sorted(stack.key_dir.glob("*.pem"))
     assert len(files) == 2
     keys = proxy.get("/.well-known/jwks.json").json()["keys"]
-    assert len(keys) == len(files)
-    assert {k["kid"] for k in keys} == {thumbprint_of_file(str(f)) for f in files}
-    for jwk in keys:
+    rsa = [k for k in keys if k["alg"] == "RS256"]
+    assert len(rsa) == len(files)
+    assert {k["kid"] for k in rsa} == {thumbprint_of_file(str(f)) for f in files}
+    for jwk in rsa:
         assert jwk["kty"] == "RSA"
-        assert jwk["alg"] == "RS256"
+    for jwk in keys:
         assert jwk["use"] == "sig"
         assert not PRIVATE_MEMBERS & jwk.keys(), jwk.keys()
+
+
+def test_jwks_lists_every_key_of_every_algorithm_with_its_alg(
+    proxy: httpx.Client, stack: Stack
+) -> None:
+    """Issue #24: RS256 at the top of the key directory, the others in sub-directories."""
+    keys = proxy.get("/.well-known/jwks.json").json()["keys"]
+    assert [(k["alg"], k["kty"], k.get("crv")) for k in keys] == [
+        ("RS256", "RSA", None),
+        ("RS256", "RSA", None),
+        ("PS256", "RSA", None),
+        ("ES256", "EC", "P-256"),
+        ("EdDSA", "OKP", "Ed25519"),
+    ]
+    on_disk = load_key_set(stack.key_dir)
+    for alg in ("PS256", "ES256", "EdDSA"):
+        (only,) = sorted((stack.key_dir / alg).glob("*.pem"))
+        kid = next(k["kid"] for k in keys if k["alg"] == alg)
+        found = on_disk.find(kid)
+        assert found is not None
+        assert found.file_name == str(only)
 
 
 def test_the_newest_key_file_signs(proxy: httpx.Client, stack: Stack) -> None:

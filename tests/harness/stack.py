@@ -28,6 +28,8 @@ from tests.harness.replicas import assign_ports, upstream_args
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ("token", "admin", "entity", "authui-api", "logout-dispatcher")
+#: The algorithms besides RS256 the test stack holds a key for (issue #24).
+EXTRA_ALGORITHMS = ("PS256", "ES256", "EdDSA")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 START_TIMEOUT = float(os.environ.get("IDP_TEST_START_TIMEOUT", "90"))
 
@@ -251,7 +253,8 @@ def start_stack(
     replicas: Mapping[str, int] | None = None,
     proxy_args: tuple[str, ...] = (),
 ) -> None:
-    """Database, two signing keys (an older and a newer), migrate, seed, services, proxy.
+    """Database, signing keys (two RS256, an older and a newer, and one each of PS256, ES256
+    and EdDSA: issue #24), migrate, seed, services, proxy.
 
     ``workers`` / ``replicas`` map a service name to its Granian worker count / its number
     of processes behind the proxy (others: one); ``proxy_args`` go to proxy/render.py.
@@ -263,6 +266,8 @@ def start_stack(
     now = datetime.now(UTC)
     generate_key_file(stack.key_dir, now=now - timedelta(days=1), bits=2048)
     generate_key_file(stack.key_dir, now=now, bits=2048)
+    for alg in EXTRA_ALGORITHMS:
+        generate_key_file(stack.key_dir, now=now - timedelta(days=1), alg=alg)
     for args in (("migrate",), ("seed",)):
         result = stack.idp(*args)
         if result.returncode != 0:

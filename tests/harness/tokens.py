@@ -28,6 +28,7 @@ def mint(
     ttl: int = 600,
     now: int | None = None,
     typ: str = ACCESS_TYP,
+    alg: str = "RS256",
     **extra: Any,
 ) -> str:
     claims = access_token_claims(
@@ -41,4 +42,4 @@ def mint(
         ttl=ttl,
     )
     claims.update(extra)
-    return sign_jwt(claims, load_key_set(key_dir), typ=typ)
+    return sign_jwt(claims, load_key_set(key_dir), typ=typ, alg=alg)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import secrets
 import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,6 +23,7 @@ from typing import Any
 
 import httpx
 from joserfc import jwt
+from joserfc.errors import SecurityWarning
 from joserfc.jwk import KeySet
 from sqlalchemy import select, update
 
@@ -97,12 +99,13 @@ async def _db(stack: Stack, work: Any) -> Any:
         await engine.dispose()
 
 
-def create_api(stack: Stack, scopes: Sequence[str]) -> str:
-    """A resource API with a unique audience owning ``scopes``; returns the audience."""
+def create_api(stack: Stack, scopes: Sequence[str], *, alg: str = "RS256") -> str:
+    """A resource API with a unique audience owning ``scopes``, its access tokens signed
+    with ``alg``; returns the audience."""
     audience = f"https://{unique('api')}.example"
 
     async def work(db: Any) -> str:
-        api = Api(name=unique("api"), audience=audience)
+        api = Api(name=unique("api"), audience=audience, access_token_signing_alg=alg)
         db.add(api)
         await db.flush()
         for value in scopes:
@@ -118,6 +121,8 @@ def create_client(
     public: bool = False,
     scopes: Sequence[str] = OIDC,
     grant_types: Sequence[str] = ("authorization_code", "refresh_token"),
+    id_token_alg: str = "RS256",
+    userinfo_alg: str | None = None,
 ) -> AppClient:
     client_id = unique("tok")
     secret = None if public else secrets.token_urlsafe(32)
@@ -130,6 +135,8 @@ def create_client(
             redirect_uris=[REDIRECT],
             post_logout_redirect_uris=[],
             grant_types=list(grant_types),
+            id_token_signed_response_alg=id_token_alg,
+            userinfo_signed_response_alg=userinfo_alg,
         )
         db.add(client)
         await db.flush()
@@ -236,10 +243,13 @@ def unverified_claims(token: str) -> dict[str, Any]:
 
 
 def validate_jwt(
-    stack: Stack, token: str, jwks: dict[str, Any]
+    stack: Stack, token: str, jwks: dict[str, Any], alg: str = "RS256"
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Verify an RS256 JWT with joserfc against the stack's published JWKS."""
-    decoded = jwt.decode(token, KeySet.import_key_set(jwks), algorithms=["RS256"])  # type: ignore[arg-type]
+    """Verify a JWT signed with ``alg`` (only) with joserfc against the stack's published
+    JWKS (joserfc warns that EdDSA is deprecated by RFC 9864; the warning is expected)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SecurityWarning)
+        decoded = jwt.decode(token, KeySet.import_key_set(jwks), algorithms=[alg])  # type: ignore[arg-type]
     return dict(decoded.header), dict(decoded.claims)
 
 

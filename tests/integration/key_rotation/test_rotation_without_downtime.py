@@ -68,6 +68,7 @@ def test_rotating_the_signing_key_under_load_fails_no_validation(
         "SVC_KEY_DIR": str(key_dir),
         "SVC_JWKS_CACHE_SECONDS": str(CACHE),
         "SVC_KEY_RELOAD_SECONDS": str(RELOAD),
+        "SVC_JWKS_PROXY_SECONDS": "0",  # the replicas are reached directly, no proxy
         "SVC_TOKEN_PER_IP": "1000000",  # the whole load comes from one address (its own)
         "SVC_LOG_LEVEL": "INFO",  # the replicas' logs name every re-read
     }

@@ -48,6 +48,16 @@ class InvalidArgument(DomainError):
     default_code = "invalid_argument"
 
 
+class InvalidField(InvalidArgument):
+    """A well-formed request whose field names something the provider cannot do (issue
+    #24: a signing algorithm outside the supported ones, or one it holds no key for):
+    400, the field named in ``errors`` and in ``detail``."""
+
+    status_code = 400
+    title = "Bad Request"
+    default_code = "invalid_field"
+
+
 class Unauthenticated(DomainError):
     status_code = 401
     title = "Unauthorized"

@@ -55,7 +55,8 @@ def keys(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(keys: Path) -> Settings:
-    return Settings(key_dir=str(keys))
+    # No proxy in front (its seconds are added to the lead: test_the_proxy_adds_its_seconds).
+    return Settings(key_dir=str(keys), jwks_proxy_seconds=0)
 
 
 def test_generate_writes_a_key_active_now(settings: Settings, keys: Path) -> None:
@@ -135,7 +136,8 @@ def test_a_lead_shorter_than_cache_and_reload_is_refused(settings: Settings, key
     run("generate", settings, T0)
     out = run("rotate", settings, T0 + HOUR, lead=309, status=2)
     assert out == (
-        "rotate: --lead 309 is shorter than SVC_JWKS_CACHE_SECONDS + SVC_KEY_RELOAD_SECONDS "
+        "rotate: --lead 309 is shorter than SVC_JWKS_CACHE_SECONDS + SVC_JWKS_PROXY_SECONDS + "
+        "SVC_KEY_RELOAD_SECONDS "
         "= 310 s\n"
     )
     assert files(keys) == [FIRST]
@@ -149,11 +151,23 @@ def test_a_longer_lead_covers_a_slow_secret_propagation(settings: Settings, keys
 
 
 def test_the_settings_set_the_timings(keys: Path) -> None:
-    settings = Settings(key_dir=str(keys), jwks_cache_seconds=4, key_reload_seconds=1)
+    settings = Settings(
+        key_dir=str(keys), jwks_cache_seconds=4, jwks_proxy_seconds=0, key_reload_seconds=1
+    )
     run("generate", settings, T0)
     out = run("rotate", settings, T0)
     assert files(keys) == [FIRST, "20261126T100005Z.pem"]
     assert "it signs from 2026-11-26T10:00:05Z (in 5 s)" in out
+
+
+def test_the_proxy_adds_its_seconds(keys: Path) -> None:
+    settings = Settings(
+        key_dir=str(keys), jwks_cache_seconds=4, jwks_proxy_seconds=3, key_reload_seconds=1
+    )
+    run("generate", settings, T0)
+    out = run("rotate", settings, T0)
+    assert files(keys) == [FIRST, "20261126T100008Z.pem"]
+    assert "it signs from 2026-11-26T10:00:08Z (in 8 s)" in out
 
 
 def test_rotate_stops_on_a_key_it_cannot_read(settings: Settings, keys: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from idp_common.protocol.oidc_core_claims import at_hash, digest, id_token_claims, session_sid
 from idp_common.protocol.rfc4648_base64url import base64url_encode
 
@@ -16,6 +18,28 @@ def test_sid_is_the_base64url_sha256_of_the_session_id() -> None:
 def test_at_hash_is_the_left_half_of_sha256() -> None:
     # OIDC Core §3.1.3.6 with the access token of the specification's examples.
     assert at_hash("jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y") == "77QmUPtjPfzWtF2AnpK9RQ"
+
+
+@pytest.mark.parametrize(
+    ("alg", "hash_name"),
+    [("RS256", "sha256"), ("PS256", "sha256"), ("ES256", "sha256"), ("EdDSA", "sha512")],
+)
+def test_at_hash_follows_the_id_token_algorithm(alg: str, hash_name: str) -> None:
+    """OIDC Core errata set 2 §3.1.3.6: EdDSA with Ed25519 hashes with SHA-512."""
+    full = hashlib.new(hash_name, b"token").digest()
+    assert at_hash("token", alg) == base64url_encode(full[: len(full) // 2])
+    assert id_token_claims(
+        issuer="https://idp",
+        subject="u",
+        client_id="c",
+        now=1,
+        ttl=1,
+        auth_time=1,
+        acr="a",
+        amr=(),
+        access_token="token",
+        alg=alg,
+    )["at_hash"] == at_hash("token", alg)
 
 
 def test_digest_is_sha256_of_the_secret() -> None:

@@ -31,6 +31,7 @@ METADATA = provider_metadata(ISSUER)
         ),
         ("subject_types_supported", ["public"]),
         ("id_token_signing_alg_values_supported", ["RS256"]),
+        ("userinfo_signing_alg_values_supported", ["RS256"]),
         (
             "token_endpoint_auth_methods_supported",
             ["client_secret_basic", "client_secret_post", "none"],
@@ -83,8 +84,27 @@ def test_member(member: str, expected: Any) -> None:
 
 
 def test_no_unexpected_member() -> None:
-    assert len(METADATA) == 28
+    assert len(METADATA) == 29
     assert "service_documentation" not in METADATA
+    # issue #24: no request objects, JWT client auth or signed introspection answers
+    assert not [name for name in METADATA if name.endswith("_signing_alg_values_supported")][2:]
+
+
+@pytest.mark.parametrize(
+    ("held", "listed"),
+    [
+        pytest.param({"RS256"}, ["RS256"], id="rs256-only"),
+        pytest.param({"EdDSA", "RS256", "ES256"}, ["RS256", "ES256", "EdDSA"], id="ordered"),
+        pytest.param(
+            {"RS256", "PS256", "ES256", "EdDSA"}, ["RS256", "PS256", "ES256", "EdDSA"], id="all"
+        ),
+        pytest.param({"RS256", "HS256", "none"}, ["RS256"], id="never-others"),
+    ],
+)
+def test_signing_algorithms_listed_are_those_held(held: set[str], listed: list[str]) -> None:
+    metadata = provider_metadata(ISSUER, held)
+    assert metadata["id_token_signing_alg_values_supported"] == listed
+    assert metadata["userinfo_signing_alg_values_supported"] == listed
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@ reached that has a back-channel URI, all at once, and one audit row per attempt.
 carries the sid its application was given (one token per sid when a re-authentication
 continued the session under a new id after the application was reached).
 
+Each token is signed with its client's ID-token algorithm (issue #24; RS256 by default).
 Signing 100 RS256 tokens takes about a tenth of a second of CPU, so it runs in a worker
 thread, not on the event loop. The audit rows of an event are written together once every
 attempt has finished (at most five seconds after the first POST).
@@ -22,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from idp_common.crypto.jwt import TYP_LOGOUT_TOKEN, sign_jwt
 from idp_common.crypto.keys import KeySet
-from idp_common.protocol.constants import AUDIT_ACTION_BACKCHANNEL_LOGOUT
+from idp_common.protocol.constants import AUDIT_ACTION_BACKCHANNEL_LOGOUT, SIGNING_ALGORITHM
 from idp_common.protocol.oidc_backchannel_logout import is_delivered, logout_token_claims
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.usecases.session_end import SessionEnded
@@ -32,6 +33,20 @@ from logout_dispatcher.recipients import Recipient, backchannel_recipients, one_
 log = logging.getLogger("idp.logout")
 
 ACTOR: Final = "service:logout-dispatcher"
+
+
+def _usable_alg(keys: KeySet, recipient: Recipient) -> str:
+    """The recipient's algorithm; RS256 (with a warning) when its keys were removed since
+    the client registered it: one client's missing key must not stop the others' logout."""
+    if recipient.alg in keys.algorithms:
+        return recipient.alg
+    log.warning(
+        "logout token for %s: no %s signing key; signed with %s",
+        recipient.client_id,
+        recipient.alg,
+        SIGNING_ALGORITHM,
+    )
+    return SIGNING_ALGORITHM
 
 
 def sign_logout_tokens(
@@ -51,6 +66,7 @@ def sign_logout_tokens(
             keys,
             typ=TYP_LOGOUT_TOKEN,
             now=now,
+            alg=_usable_alg(keys, recipient),
         )
         for recipient in recipients
     ]

@@ -7,23 +7,30 @@ from collections.abc import Sequence
 import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from idp_common.storage.repos.client_lookups import backchannel_uris
+from idp_common.protocol.constants import SIGNING_ALGORITHM
+from idp_common.storage.repos.client_lookups import backchannel_targets
 from idp_common.usecases.session_end import SessionEnded
 
 
 class Recipient(msgspec.Struct, frozen=True, kw_only=True):
-    """One logout token to send. ``sid``: the one it carries ("" = the event's)."""
+    """One logout token to send. ``sid``: the one it carries ("" = the event's); ``alg``:
+    the algorithm it is signed with, the client's ID-token algorithm (issue #24)."""
 
     client_id: str
     uri: str
     sid: str = ""
+    alg: str = SIGNING_ALGORITHM
 
 
 async def backchannel_recipients(db: AsyncSession, client_ids: Sequence[str]) -> list[Recipient]:
     """The applications among ``client_ids`` that registered a ``backchannelLogoutUri``
     (spec part 6 rule 2), in the order they were reached. A client deleted since is gone."""
-    uris = await backchannel_uris(db, client_ids)
-    return [Recipient(client_id=c, uri=uris[c]) for c in dict.fromkeys(client_ids) if c in uris]
+    targets = await backchannel_targets(db, client_ids)
+    return [
+        Recipient(client_id=c, uri=targets[c][0], alg=targets[c][1])
+        for c in dict.fromkeys(client_ids)
+        if c in targets
+    ]
 
 
 def one_per_sid(event: SessionEnded, recipients: Sequence[Recipient]) -> list[Recipient]:

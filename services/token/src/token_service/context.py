@@ -26,6 +26,7 @@ from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
 from token_service.repeated_failures import RepeatedFailures
 from token_service.repos.people import UserClaims, load_person, scope_audiences
+from token_service.signing import TokenAudiences, token_audiences
 
 #: Seconds a worker reuses a client record, a person's claims, a scope→API mapping.
 CLIENT_CACHE_SECONDS: Final = 5.0
@@ -51,13 +52,17 @@ class TokenContext:
     users: TTLCache[uuid.UUID, UserClaims] = field(
         default_factory=lambda: TTLCache(USER_CACHE_SECONDS, max_entries=16384)
     )
-    audiences: TTLCache[tuple[str, ...], tuple[str, ...]] = field(
+    audiences: TTLCache[tuple[str, ...], TokenAudiences] = field(
         default_factory=lambda: TTLCache(AUDIENCE_CACHE_SECONDS)
     )
     verified: TTLCache[str, dict[str, Any]] = field(
         default_factory=lambda: TTLCache(VERIFIED_CACHE_SECONDS, VERIFIED_CACHE_ENTRIES)
     )
     verified_with: KeySet | None = None  # the key set ``verified`` was filled with
+    # client_id → (its userinfo_signed_response_alg,): userinfo's one extra read per request
+    userinfo_algs: TTLCache[str, tuple[str | None]] = field(
+        default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
+    )
 
     @property
     def settings(self) -> Settings:
@@ -97,6 +102,18 @@ class TokenContext:
 
         return await self.clients.get_or_load(client_id, load)
 
+    async def userinfo_alg(self, client_id: str) -> str | None:
+        """The client's ``userinfo_signed_response_alg`` (None: plain JSON, or the client
+        is gone); a dict lookup while cached (``CLIENT_CACHE_SECONDS``, so a change
+        reaches userinfo that much later)."""
+        cached = self.userinfo_algs.get(client_id)
+        if cached is not None:
+            return cached[0]
+        client = await self.get_client(client_id)
+        alg = None if client is None else client.userinfo_signed_response_alg
+        self.userinfo_algs.put(client_id, (alg,))
+        return alg
+
     async def get_user_claims(self, user_id: uuid.UUID) -> UserClaims | None:
         async def load() -> UserClaims | None:
             async with self.resources.hot.connection() as conn:
@@ -105,18 +122,20 @@ class TokenContext:
 
         return await self.users.get_or_load(user_id, load)
 
-    async def audiences_for(self, scopes: list[str]) -> tuple[str, ...]:
-        """Audiences of the APIs owning ``scopes`` (sorted)."""
+    async def audiences_for(self, scopes: list[str]) -> TokenAudiences:
+        """Audiences of the APIs owning ``scopes`` (sorted) and the algorithm their access
+        tokens are signed with, decided once per cached entry (``token_service.signing``)."""
         key = tuple(sorted(set(scopes)))
         if not key:
-            return ()
+            return TokenAudiences()
 
-        async def load() -> tuple[str, ...]:
+        async def load() -> TokenAudiences:
             async with self.resources.sessions() as session:
-                return tuple(await scope_audiences(session, key))
+                pairs = await scope_audiences(session, key)
+            return token_audiences(pairs, self.settings.api_audience)
 
         found = await self.audiences.get_or_load(key, load)
-        return found or ()
+        return found or TokenAudiences()
 
 
 def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContext:

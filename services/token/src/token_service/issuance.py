@@ -1,11 +1,14 @@
 """Building and signing what the token endpoint returns.
 
-- Access token: RFC 9068 JWT (``typ: at+jwt``), RS256; ``aud`` is the provider's API
+- Access token: RFC 9068 JWT (``typ: at+jwt``), signed with the granted APIs' algorithm
+  (RS256 by default; :mod:`token_service.signing`); ``aud`` is the provider's API
   audience (``{issuer}/api``) for tokens about a person, plus the audiences of the other
   APIs whose scopes were granted; a string when there is one (RFC 7519 §4.1.3).
-- ID token: OIDC Core §2 (``typ: JWT``) with ``nonce`` (code grant only), ``sid`` (the
-  code's session reference), ``at_hash``, ``auth_time``, ``acr``, ``amr`` and the claims
-  the granted scopes release (as for userinfo, :func:`released_claims`).
+- ID token: OIDC Core §2 (``typ: JWT``), signed with the client's
+  ``id_token_signed_response_alg``, with ``nonce`` (code grant only), ``sid`` (the
+  code's session reference), ``at_hash`` (by that algorithm's hash), ``auth_time``,
+  ``acr``, ``amr`` and the claims the granted scopes release (as for userinfo,
+  :func:`released_claims`).
 - :class:`TokenResponse`: RFC 6749 §5.1 body.
 
 The order of a grant that spends something (a code, a refresh token; issue #19, attack
@@ -36,10 +39,12 @@ from idp_common.protocol.constants import (
     SCOPE_EMAIL,
     SCOPE_OPENID,
     SCOPE_PROFILE,
+    SIGNING_ALGORITHM,
     TOKEN_TYPE_BEARER,
 )
 from idp_common.protocol.oidc_core_claims import id_token_claims
 from idp_common.protocol.rfc6749_scope import format_scope
+from idp_common.storage.repos.clients import ClientRecord
 from token_service.context import GrantDeps
 from token_service.repos.people import UserClaims
 
@@ -70,6 +75,8 @@ class Authorization:
     grant_id: uuid.UUID | None = None
     user: UserClaims | None = None
     nonce: str | None = None
+    access_token_alg: str = SIGNING_ALGORITHM
+    id_token_alg: str = SIGNING_ALGORITHM
 
 
 class GrantOrigin(Protocol):
@@ -89,7 +96,7 @@ class GrantOrigin(Protocol):
 
 async def grant_authorization(
     deps: GrantDeps,
-    client_id: str,
+    client: ClientRecord,
     scopes: list[str],
     origin: GrantOrigin,
     *,
@@ -97,12 +104,14 @@ async def grant_authorization(
     person: UserClaims | None,
     nonce: str | None = None,
 ) -> Authorization:
-    """The :class:`Authorization` of a code or refresh token of ``client_id``: about the
+    """The :class:`Authorization` of a code or refresh token of ``client``: about the
     person ``user_id`` (the provider's API first among the audiences), or about the client
     itself when there is none."""
-    audiences: Sequence[str] = await deps.ctx.audiences_for(scopes)
+    found = await deps.ctx.audiences_for(scopes)
+    audiences: Sequence[str] = found.audiences
     if user_id is not None:
         audiences = person_audiences(deps.ctx.settings.api_audience, audiences)
+    client_id = client.client_id
     return Authorization(
         subject=str(user_id) if user_id is not None else client_id,
         client_id=client_id,
@@ -115,6 +124,8 @@ async def grant_authorization(
         grant_id=origin.grant_id,
         user=person,
         nonce=nonce,
+        access_token_alg=found.alg,
+        id_token_alg=client.id_token_signed_response_alg,
     )
 
 
@@ -187,7 +198,9 @@ def sign_access_token(deps: GrantDeps, auth: Authorization, ident: AccessTokenId
         sid=auth.sid,
     )
     claims["aud"] = audience_claim(auth.audiences)
-    return sign_jwt(claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN, now=deps.now)
+    return sign_jwt(
+        claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN, now=deps.now, alg=auth.access_token_alg
+    )
 
 
 def sign_id_token(deps: GrantDeps, auth: Authorization, access_token: str) -> str:
@@ -206,8 +219,9 @@ def sign_id_token(deps: GrantDeps, auth: Authorization, access_token: str) -> st
         sid=auth.sid,
         access_token=access_token,
         extra=extra,
+        alg=auth.id_token_alg,
     )
-    return sign_jwt(claims, deps.ctx.keys, typ=TYP_JWT, now=deps.now)
+    return sign_jwt(claims, deps.ctx.keys, typ=TYP_JWT, now=deps.now, alg=auth.id_token_alg)
 
 
 def sign_tokens(

@@ -54,6 +54,10 @@ def _strings(names: Iterable[str]) -> dict[str, Schema]:
     return {name: _STRING for name in names}
 
 
+#: OIDC Core §5.3.2: a signed userinfo answer.
+JWT_MEDIA_TYPE = "application/jwt"
+
+
 def _json(description: str, schema: Schema) -> OpenAPIResponse:
     return OpenAPIResponse(description=description, content={_JSON: OpenAPIMediaType(schema)})
 
@@ -178,10 +182,14 @@ class UserinfoOperation(Operation):
         if self.operation_id == "userinfoPost":
             body = _form(_struct_fields(UserinfoForm))
             self.request_body = RequestBody(content=body.content, required=False)
-        self.responses = {
-            "200": _json("OIDC Core §5.3.2 claims", _USERINFO_ANSWER),
-            **_errors(*_PROTOCOL_ERRORS),
-        }
+        answer = _json(
+            "OIDC Core §5.3.2 claims: JSON, or a JWT (`application/jwt`, with `iss` and `aud`) "
+            "when the client registered `userinfo_signed_response_alg`",
+            _USERINFO_ANSWER,
+        )
+        if answer.content is not None:
+            answer.content[JWT_MEDIA_TYPE] = OpenAPIMediaType(_STRING)
+        self.responses = {"200": answer, **_errors(*_PROTOCOL_ERRORS)}
 
 
 def _browser_responses(success: str, status: str, *, page: bool) -> Answers:

@@ -39,7 +39,15 @@ def test_create_api(admin_api: AdminApi) -> None:
     resp = admin_api.post("/admin/apis", json={"name": name, "audience": "urn:test:" + name})
     assert resp.status_code == 201, resp.text
     body = resp.json()
-    assert set(body) == {"id", "name", "audience", "createdAt", "updatedAt"}
+    assert set(body) == {
+        "id",
+        "name",
+        "audience",
+        "accessTokenSigningAlg",
+        "createdAt",
+        "updatedAt",
+    }
+    assert body["accessTokenSigningAlg"] == "RS256"  # issue #24: the default
     assert (body["name"], body["audience"]) == (name, "urn:test:" + name)
     stored = query(
         admin_api.stack, "SELECT name, audience FROM apis WHERE id = $1", uuid.UUID(body["id"])

@@ -42,6 +42,8 @@ def test_create_confidential_client_returns_secret_once_and_stores_digest(
         "scopes": [],
         "createdAt": created["createdAt"],
         "updatedAt": created["updatedAt"],
+        "id_token_signed_response_alg": "RS256",  # issue #24: the defaults
+        "userinfo_signed_response_alg": None,
     }
     assert created["client_id"].replace("-", "").replace("_", "").isalnum()
     rows = secret_rows(admin_api.stack, created["client_id"])

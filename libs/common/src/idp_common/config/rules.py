@@ -92,11 +92,21 @@ def _validate_face(settings: Settings) -> list[str]:
     return problems
 
 
+#: The proxy shows a new or removed key this late at most: a minute is plenty for its
+#: purpose (one answer for thousands of requests), and keeps rotations prompt.
+MAX_JWKS_PROXY_SECONDS = 60
+
+
 def _validate_key_rotation(settings: Settings) -> list[str]:
     """The JWKS cache lifetime and the key directory's reload interval."""
     problems: list[str] = []
     if settings.jwks_cache_seconds < 0:
         problems.append("SVC_JWKS_CACHE_SECONDS: must be 0 (no caching) or a number of seconds")
+    if not 0 <= settings.jwks_proxy_seconds <= MAX_JWKS_PROXY_SECONDS:
+        problems.append(
+            f"SVC_JWKS_PROXY_SECONDS: must be 0 (the proxy does not keep it) to "
+            f"{MAX_JWKS_PROXY_SECONDS} seconds"
+        )
     if settings.key_reload_seconds < 1:
         problems.append("SVC_KEY_RELOAD_SECONDS: must be at least 1 (second)")
     return problems

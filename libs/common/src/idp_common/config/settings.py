@@ -59,9 +59,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_from: str = "Identity provider <no-reply@localhost>"
     key_dir: str = "var/keys"
     # Signing-key rotation (docs/operations.md "Signing keys"): the JWKS and discovery
-    # max-age, and how often every process re-reads key_dir; a rotated key signs only
-    # after both have passed.
+    # max-age, how long the proxy answers the JWKS itself (X-Accel-Expires), and how
+    # often every process re-reads key_dir; a rotated key signs only after all have passed.
     jwks_cache_seconds: int = DISCOVERY_MAX_AGE_SECONDS
+    jwks_proxy_seconds: int = 5
     key_reload_seconds: int = 10
     secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
 

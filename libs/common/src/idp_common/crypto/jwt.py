@@ -1,9 +1,12 @@
-"""Signing and verifying JWTs: RS256 only.
+"""Signing and verifying JWTs: RS256, PS256, ES256 and EdDSA, each with its own keys.
 
 - RFC 7519 (JWT) with RFC 7515 (JWS) compact serialisation, signed by joserfc.
-- RS256 only (spec part 1 and part 5 "Access tokens"). Every other ``alg`` is refused,
-  including ``none`` and the HMAC family (RFC 8725 §2.1 and §3.1: the verifier fixes the
-  algorithm, the token does not choose it).
+- RS256 by default (spec part 5 "Access tokens"); PS256, ES256 (RFC 7518 §3.4, §3.5)
+  and EdDSA with Ed25519 (RFC 8037 §3.1) when a caller asks for them (issue #24: per API,
+  per client). Every other ``alg`` is refused, including ``none`` and the HMAC family.
+- RFC 8725 §2.1, §3.1: the verifier fixes the algorithm, the token does not choose it.
+  The key that ``kid`` names decides: a token whose header ``alg`` is not its key's
+  algorithm is refused, whatever the signature.
 - The header carries ``kid`` (spec part 2 "Token claims"); verification uses only the key
   that ``kid`` names in the provider's :class:`~idp_common.crypto.keys.KeySet`. An embedded
   ``jwk``, ``jku``, ``x5u`` or ``x5c`` header is never trusted, and a ``crit`` or ``b64``
@@ -20,13 +23,15 @@ from __future__ import annotations
 import binascii
 import json
 import math
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from joserfc import jws
-from joserfc.errors import JoseError
+from joserfc.errors import JoseError, UnsupportedAlgorithmError
+from joserfc.jws import JWSRegistry
 
-from idp_common.crypto.keys import JWS_ALGORITHM, KeySet
+from idp_common.crypto.keys import JWS_ALGORITHM, SIGNING_ALGORITHMS, KeySet
 from idp_common.protocol.constants import (
     ACCESS_TOKEN_TTL_SECONDS,
     JWT_TYP_ACCESS_TOKEN,
@@ -61,9 +66,24 @@ MAX_TOKEN_LENGTH: Final = 16 * 1024
 #: Default access-token lifetime: spec part 8, ten minutes.
 DEFAULT_ACCESS_TOKEN_TTL: Final = ACCESS_TOKEN_TTL_SECONDS
 
-_ALGORITHMS: Final = (JWS_ALGORITHM,)
 _REFUSED_HEADERS: Final = frozenset({"crit", "b64", "jwk", "jku", "x5u", "x5c"})
 _MEDIA_TYPE_PREFIX: Final = "application/"
+
+
+class _OneAlgorithm(JWSRegistry):
+    """A joserfc registry that allows exactly one algorithm, the key's. joserfc 1.8 warns
+    on every use of ``EdDSA`` (RFC 9864 deprecates it for the fully specified
+    ``Ed25519``); the provider publishes ``EdDSA`` on purpose (docs/decisions.md: what
+    relying-party libraries verify today), so the warning is not raised per token."""
+
+    def get_alg(self, name: str) -> Any:
+        if not self.allowed or name not in self.allowed or name not in self.algorithms:
+            raise UnsupportedAlgorithmError(f"Algorithm of '{name}' is not allowed")
+        return self.algorithms[name]
+
+
+#: One registry per algorithm, made once (not per token).
+_REGISTRIES: Final = {alg: _OneAlgorithm(algorithms=[alg]) for alg in SIGNING_ALGORITHMS}
 
 
 class InvalidToken(Exception):
@@ -75,15 +95,24 @@ class InvalidToken(Exception):
 
 
 def sign_jwt(
-    claims: Mapping[str, Any], key_set: KeySet, *, typ: str = TYP_JWT, now: float | None = None
+    claims: Mapping[str, Any],
+    key_set: KeySet,
+    *,
+    typ: str = TYP_JWT,
+    now: float | None = None,
+    alg: str = JWS_ALGORITHM,
 ) -> str:
-    """Sign ``claims`` with the key current at ``now`` (the token's issue time, so that a
-    new key signs only tokens issued from its activation time on; default: the wall
-    clock). Header: ``{"alg": "RS256", "kid", "typ"}``."""
-    signing_key = key_set.signing_key if now is None else key_set.signing_key_at(now)
-    header = {"alg": JWS_ALGORITHM, "kid": signing_key.kid, "typ": typ}
+    """Sign ``claims`` with the key of ``alg`` current at ``now`` (the token's issue time,
+    so that a new key signs only tokens issued from its activation time on; default: the
+    wall clock). Header: ``{"alg", "kid", "typ"}``. ``KeySetError`` when the provider
+    holds no key of ``alg``."""
+    signing_key = key_set.signing_key_at(time.time() if now is None else now, alg)
+    header = {"alg": signing_key.alg, "kid": signing_key.kid, "typ": typ}
     payload = json.dumps(dict(claims), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return jws.serialize_compact(header, payload.encode("utf-8"), signing_key.key, _ALGORITHMS)
+    registry = _REGISTRIES[signing_key.alg]
+    return jws.serialize_compact(
+        header, payload.encode("utf-8"), signing_key.key, registry=registry
+    )
 
 
 def _b64url_json(segment: str) -> Any:
@@ -107,7 +136,7 @@ def _read_header(token: str) -> tuple[dict[str, Any], str]:
     header = _b64url_json(parts[0])
     if not isinstance(header, dict):
         raise InvalidToken("malformed")
-    if header.get("alg") != JWS_ALGORITHM:
+    if header.get("alg") not in _REGISTRIES:
         raise InvalidToken("unsupported algorithm")
     if _REFUSED_HEADERS & header.keys():
         raise InvalidToken("unsupported header")
@@ -186,9 +215,10 @@ def verify_jwt(
     typ: str | None = None,
     leeway: int = 0,
 ) -> dict[str, Any]:
-    """Verify an RS256 JWT signed by one of the provider's keys and return its claims.
+    """Verify a JWT signed by one of the provider's keys and return its claims.
 
-    Checks, in order: shape, ``alg`` = RS256, ``kid`` known, signature, ``typ`` (when
+    Checks, in order: shape, ``alg`` one of the four, ``kid`` known, ``alg`` equal to the
+    algorithm of the key ``kid`` names, signature, ``typ`` (when
     given; RFC 9068 §4), ``iss`` equal, ``aud`` equal or contained, ``exp`` required and
     after ``now - leeway``, ``nbf`` and ``iat`` not after ``now + leeway``.
     Raises :class:`InvalidToken` with a short reason.
@@ -207,8 +237,12 @@ def verify_signature(token: str, key_set: KeySet, *, typ: str | None = None) -> 
     signing_key = key_set.find(kid)
     if signing_key is None:
         raise InvalidToken("unknown kid")
+    if header["alg"] != signing_key.alg:  # RFC 8725 §3.1: the key fixes the algorithm
+        raise InvalidToken("algorithm does not match the key")
     try:
-        verified = jws.deserialize_compact(token, signing_key.public_key, _ALGORITHMS)
+        verified = jws.deserialize_compact(
+            token, signing_key.public_key, registry=_REGISTRIES[signing_key.alg]
+        )
     except JoseError as exc:
         if exc.error == "bad_signature":
             raise InvalidToken("bad signature") from exc

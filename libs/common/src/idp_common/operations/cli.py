@@ -1,10 +1,13 @@
 """``idp``: the operator tool.
 
     idp migrate [--to REV]        upgrade (or downgrade) the schema; default: head
-    idp keys generate [--if-missing]   add a signing key, active now
-    idp keys rotate [--lead S] [--dry-run]   add the next key (signs after the JWKS cache
-                                  lifetime), prune retired keys whose tokens expired
-    idp keys list                 key files, kid, next / current / retired, when prunable
+    idp keys generate [--alg A] [--if-missing]   add a signing key of A (default RS256),
+                                  active now
+    idp keys rotate [--alg A] [--lead S] [--dry-run]   add A's next key (signs after the
+                                  JWKS cache lifetime), prune A's retired keys whose tokens
+                                  expired
+    idp keys list                 key files of every algorithm, kid, next / current /
+                                  retired, when prunable
     idp seed                      the idp API and scopes, the administrator role, the console client
     idp create-admin              an administrator (SVC_ADMIN_EMAIL/SVC_ADMIN_PASSWORD or generated)
     idp cleanup                   delete codes and refresh tokens past expiry + 1 hour
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from idp_common.config import Settings, SettingsError, load_settings
 from idp_common.crypto.keys import DEFAULT_RSA_BITS
+from idp_common.protocol.constants import SIGNING_ALGORITHM, SIGNING_ALGORITHMS
 
 SERVICES = {
     "token": "token_service.app:create_app",
@@ -77,11 +81,21 @@ def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_keys_generate(settings: Settings, args: argparse.Namespace) -> int:
+    from idp_common.crypto.keys import KeySetError
     from idp_common.operations import key_commands
 
-    return key_commands.generate(
-        settings, now=datetime.now(UTC), bits=args.bits, if_missing=args.if_missing, out=sys.stdout
-    )
+    try:
+        return key_commands.generate(
+            settings,
+            now=datetime.now(UTC),
+            bits=args.bits,
+            alg=args.alg,
+            if_missing=args.if_missing,
+            out=sys.stdout,
+        )
+    except KeySetError as exc:
+        print(f"keys: {exc}", file=sys.stderr)
+        return 1
 
 
 def cmd_keys_rotate(settings: Settings, args: argparse.Namespace) -> int:
@@ -93,6 +107,7 @@ def cmd_keys_rotate(settings: Settings, args: argparse.Namespace) -> int:
             settings,
             clock=lambda: datetime.now(UTC),
             bits=args.bits,
+            alg=args.alg,
             lead=args.lead,
             dry_run=args.dry_run,
             out=sys.stdout,
@@ -238,14 +253,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", default="head", help="target revision (default head; 'base' empties)")
     p.set_defaults(func=cmd_migrate)
     keys = sub.add_parser("keys", help="signing keys").add_subparsers(dest="keys", required=True)
-    p = keys.add_parser("generate", help="write a new RSA signing key")
-    p.add_argument("--if-missing", action="store_true", help="only when no key exists")
-    p.add_argument("--bits", type=int, default=DEFAULT_RSA_BITS)
+    p = keys.add_parser("generate", help="write a new signing key (RSA for RS256 by default)")
+    p.add_argument("--if-missing", action="store_true", help="only when the alg has no key")
+    p.add_argument("--bits", type=int, default=DEFAULT_RSA_BITS, help="RSA size (RS256, PS256)")
+    p.add_argument("--alg", choices=SIGNING_ALGORITHMS, default=SIGNING_ALGORITHM)
     p.set_defaults(func=cmd_keys_generate)
     p = keys.add_parser("rotate", help="write the next key; prune expired retired keys")
     p.add_argument("--lead", type=int, help="seconds until it signs (at least the default)")
     p.add_argument("--dry-run", action="store_true", help="say what would change; change nothing")
-    p.add_argument("--bits", type=int, default=DEFAULT_RSA_BITS)
+    p.add_argument("--bits", type=int, default=DEFAULT_RSA_BITS, help="RSA size (RS256, PS256)")
+    p.add_argument("--alg", choices=SIGNING_ALGORITHMS, default=SIGNING_ALGORITHM)
     p.set_defaults(func=cmd_keys_rotate)
     keys.add_parser("list", help="keys, their kid and state").set_defaults(func=cmd_keys_list)
     sub.add_parser("seed", help="seed the scope catalogue").set_defaults(func=cmd_seed)

@@ -4,12 +4,18 @@
   an emergency. Every process signs with it within ``SVC_KEY_RELOAD_SECONDS``; resource
   servers that cached the JWKS do not know it until their cache expires.
 - ``rotate`` writes the next key, active at now + ``SVC_JWKS_CACHE_SECONDS`` +
-  ``SVC_KEY_RELOAD_SECONDS`` (or ``--lead``, never shorter), so every process publishes it
-  and every cached JWKS has expired before it signs; then prunes the retired keys whose
+  ``SVC_JWKS_PROXY_SECONDS`` + ``SVC_KEY_RELOAD_SECONDS`` (or ``--lead``, never shorter),
+  so every process publishes it and every cached JWKS (the proxy's, then a resource
+  server's) has expired before it signs; then prunes the retired keys whose
   tokens have all expired (:mod:`idp_common.crypto.key_schedule`,
   :mod:`idp_common.crypto.key_retention`).
 - ``list`` shows each key's state (next / current / retired), activation time and, for a
   retired key, when it may be pruned.
+
+Each algorithm has its own keys and schedule (issue #24): RS256 at the top of
+``SVC_KEY_DIR``, PS256, ES256 and EdDSA in the sub-directory named by the algorithm.
+``generate`` and ``rotate`` take ``--alg`` (default RS256) and touch only that
+algorithm's place; ``list`` shows every algorithm.
 
 The commands read the same settings as the services: run them with the services'
 ``SVC_ACCESS_TOKEN_TTL``, ``SVC_JWKS_CACHE_SECONDS`` and ``SVC_KEY_RELOAD_SECONDS``.
@@ -17,7 +23,7 @@ The commands read the same settings as the services: run them with the services'
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TextIO
@@ -35,7 +41,9 @@ from idp_common.crypto.key_schedule import (
     rotation_activation,
 )
 from idp_common.crypto.keys import (
-    KeySet,
+    JWS_ALGORITHM,
+    SigningKey,
+    algorithm_directory,
     generate_key_file,
     load_key_set,
     load_signing_key,
@@ -49,18 +57,27 @@ Clock = Callable[[], datetime]
 def timings_of(settings: Settings) -> RotationTimings:
     return rotation_timings(
         access_token_ttl=settings.access_token_ttl,
-        jwks_cache_seconds=settings.jwks_cache_seconds,
+        # A resource server may fetch the proxy's copy just before it is renewed.
+        jwks_cache_seconds=settings.jwks_cache_seconds + settings.jwks_proxy_seconds,
         reload_seconds=settings.key_reload_seconds,
     )
 
 
-def generate(settings: Settings, *, now: datetime, bits: int, if_missing: bool, out: TextIO) -> int:
-    directory = Path(settings.key_dir)
+def generate(
+    settings: Settings,
+    *,
+    now: datetime,
+    bits: int,
+    if_missing: bool,
+    out: TextIO,
+    alg: str = JWS_ALGORITHM,
+) -> int:
+    directory = algorithm_directory(settings.key_dir, alg)
     existing = sorted(directory.glob("*.pem")) if directory.exists() else []
     if if_missing and existing:
-        print(f"keys: {len(existing)} key file(s) in {directory}; none added", file=out)
+        print(f"keys: {len(existing)} {alg} key file(s) in {directory}; none added", file=out)
         return 0
-    path = generate_key_file(directory, now=now, bits=bits)
+    path = generate_key_file(settings.key_dir, now=now, bits=bits, alg=alg)
     print(
         f"keys: wrote {path}; it signs once every process has re-read the directory "
         f"(within {settings.key_reload_seconds} s, no restart). Resource servers that cached "
@@ -72,9 +89,10 @@ def generate(settings: Settings, *, now: datetime, bits: int, if_missing: bool, 
 
 def list_keys(settings: Settings, *, now: datetime, out: TextIO) -> int:
     key_set = load_key_set(settings.key_dir)
-    statuses = _statuses(key_set, now, timings_of(settings))
-    for key, status in zip(key_set.keys, statuses, strict=True):
-        print(f"{key.file_name}  kid={key.kid}  {_describe(status, now)}", file=out)
+    for keys in key_set.by_algorithm.values():  # a key's path names its algorithm
+        statuses = _statuses(keys, now, timings_of(settings))
+        for key, status in zip(keys, statuses, strict=True):
+            print(f"{key.file_name}  kid={key.kid}  {_describe(status, now)}", file=out)
     return 0
 
 
@@ -86,21 +104,23 @@ def rotate(
     lead: int | None,
     dry_run: bool,
     out: TextIO,
+    alg: str = JWS_ALGORITHM,
 ) -> int:
-    """Write the next key, then prune; see the module text. Exit status 0, or 2 for a lead
-    that is too short."""
+    """Write the next key of ``alg``, then prune that algorithm's retired keys; see the
+    module text. Exit status 0, or 2 for a lead that is too short."""
     timings = timings_of(settings)
-    directory = Path(settings.key_dir)
+    directory = algorithm_directory(settings.key_dir, alg)
     wanted = None if lead is None else timedelta(seconds=lead)
     if wanted is not None and wanted < timings.lead:
         print(
             f"rotate: --lead {lead} is shorter than SVC_JWKS_CACHE_SECONDS + "
-            f"SVC_KEY_RELOAD_SECONDS = {int(timings.lead.total_seconds())} s",
+            "SVC_JWKS_PROXY_SECONDS + SVC_KEY_RELOAD_SECONDS = "
+            f"{int(timings.lead.total_seconds())} s",
             file=out,
         )
         return 2
-    existing = _existing(directory)  # a key that cannot be read stops the rotation
-    pem = None if dry_run else new_private_key_pem(bits)  # the slow part, before the clock
+    existing = _existing(settings.key_dir, alg)  # a key that cannot be read stops it
+    pem = None if dry_run else new_private_key_pem(bits, alg)  # the slow part, before the clock
     now = clock()
     activation = rotation_activation(now, timings, wanted)
     if pem is None:
@@ -108,7 +128,7 @@ def rotate(
         print(f"keys: would write {path}, signing from {_when(activation, now)}", file=out)
     else:
         path = write_key_file(directory, pem, activation=activation)
-        kid = load_signing_key(str(path), pem).kid
+        kid = load_signing_key(str(path), pem, alg).kid
         print(
             f"keys: wrote {path} (kid {kid}), published by every process within "
             f"{settings.key_reload_seconds} s; it signs from {_when(activation, now)}",
@@ -119,11 +139,14 @@ def rotate(
     return 0
 
 
-def _existing(directory: Path) -> list[Path]:
-    """The key files already there, each checked readable; none for a fresh directory."""
-    if not directory.exists() or not key_files(directory):
+def _existing(key_dir: str | Path, alg: str) -> list[Path]:
+    """The key files of ``alg`` already there, each checked readable (with the whole key
+    directory: a rotation never starts beside a key the services cannot read); none for
+    a fresh directory."""
+    root = Path(key_dir)
+    if not root.exists() or not key_files(root):
         return []
-    return [Path(key.file_name) for key in load_key_set(directory).keys]
+    return [Path(key.file_name) for key in load_key_set(root).by_algorithm.get(alg, ())]
 
 
 def _prune(
@@ -146,8 +169,10 @@ def _prune(
         print(f"keys: no retired key to prune{later}", file=out)
 
 
-def _statuses(key_set: KeySet, now: datetime, timings: RotationTimings) -> list[KeyStatus]:
-    return key_statuses([Path(k.file_name).name for k in key_set.keys], now, timings)
+def _statuses(
+    keys: Sequence[SigningKey], now: datetime, timings: RotationTimings
+) -> list[KeyStatus]:
+    return key_statuses([Path(k.file_name).name for k in keys], now, timings)
 
 
 def _describe(status: KeyStatus, now: datetime) -> str:

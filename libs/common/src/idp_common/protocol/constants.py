@@ -50,7 +50,15 @@ TOKEN_TYPE_HINT_REFRESH_TOKEN: Final = "refresh_token"
 JWT_TYP_ACCESS_TOKEN: Final = "at+jwt"
 JWT_TYP_LOGOUT_TOKEN: Final = "logout+jwt"
 JWT_TYP_ID_TOKEN: Final = "JWT"
-SIGNING_ALGORITHM: Final = "RS256"
+#: RFC 7518 §3.1, RFC 8037 §3.1: the JWS algorithms the provider signs with (issue #24).
+#: RS256 is the default everywhere (spec part 5) and the provider's own API's; the others
+#: are chosen per API (access tokens) and per client (ID tokens, userinfo, logout tokens).
+ALG_RS256: Final = "RS256"
+ALG_PS256: Final = "PS256"
+ALG_ES256: Final = "ES256"
+ALG_EDDSA: Final = "EdDSA"
+SIGNING_ALGORITHM: Final = ALG_RS256
+SIGNING_ALGORITHMS: Final = (ALG_RS256, ALG_PS256, ALG_ES256, ALG_EDDSA)
 #: Spec part 8: access token lifetime ten minutes.
 ACCESS_TOKEN_TTL_SECONDS: Final = 600
 #: DESIGN.md §2: authorization code 60 s; refresh token 30 days; logout token exp +2 min.

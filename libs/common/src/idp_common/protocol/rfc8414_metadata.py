@@ -8,10 +8,18 @@ Host header (DESIGN.md §2): a forged Host must not change where clients send cr
 The ``issuer`` member is the configured value unchanged, because OIDC Discovery §4.3 and
 RFC 8414 §3.3 require it to be identical to the ``iss`` of every token. Endpoint URLs are
 built on the issuer with one trailing ``/`` removed.
+
+Signing algorithms (issue #24): ``id_token_signing_alg_values_supported`` and
+``userinfo_signing_alg_values_supported`` (OIDC Discovery §3) list exactly the algorithms
+the provider holds a current key for, in the order RS256, PS256, ES256, EdDSA: a client
+may register for any of them. Nothing else is listed that is not implemented: no request
+objects, no JWT client authentication, no signed introspection answers, so none of their
+``*_signing_alg_values_supported`` members appear.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -72,9 +80,13 @@ def issuer_base(issuer: str) -> str:
     return issuer.removesuffix("/")
 
 
-def provider_metadata(issuer: str) -> dict[str, Any]:
-    """The OpenID Provider / RFC 8414 metadata document for ``issuer``. A new dict per call."""
+def provider_metadata(
+    issuer: str, signing_algs: Collection[str] = (c.SIGNING_ALGORITHM,)
+) -> dict[str, Any]:
+    """The OpenID Provider / RFC 8414 metadata document for ``issuer``, whose keys sign
+    with ``signing_algs`` (those held). A new dict per call."""
     base = issuer_base(issuer)
+    algs = [alg for alg in c.SIGNING_ALGORITHMS if alg in signing_algs]
     return {
         "issuer": issuer,
         "authorization_endpoint": base + AUTHORIZATION_PATH,
@@ -88,7 +100,8 @@ def provider_metadata(issuer: str) -> dict[str, Any]:
         "response_modes_supported": [c.RESPONSE_MODE_QUERY],
         "grant_types_supported": list(c.GRANT_TYPES),
         "subject_types_supported": ["public"],
-        "id_token_signing_alg_values_supported": [c.SIGNING_ALGORITHM],
+        "id_token_signing_alg_values_supported": algs,
+        "userinfo_signing_alg_values_supported": list(algs),
         "token_endpoint_auth_methods_supported": list(c.TOKEN_ENDPOINT_AUTH_METHODS),
         "introspection_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),
         "revocation_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),

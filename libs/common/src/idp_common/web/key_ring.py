@@ -6,10 +6,14 @@ every ``SVC_KEY_RELOAD_SECONDS`` in a background task, so a key written by
 restart. Which key signs is decided by the clock at signing time
 (:meth:`idp_common.crypto.keys.KeySet.signing_key_at`), not by the moment of the read.
 
+- The directory's top level holds the RS256 keys, its sub-directories ``PS256/``,
+  ``ES256/`` and ``EdDSA/`` those of the other algorithms (issue #24,
+  :mod:`idp_common.crypto.keys`): all are re-read together, so each algorithm's key
+  appears, signs and goes on its own schedule.
 - A read is cheap when nothing changed: the name, inode, size and change times of each
-  key file are compared first (following links: a Kubernetes Secret volume swaps a
-  link to a new directory when the Secret changes), and the files are parsed only when
-  that differs.
+  key file (of every algorithm) are compared first (following links: a Kubernetes Secret
+  volume swaps a link to a new directory when the Secret changes), and the files are
+  parsed only when that differs.
 - A read that fails (a file unreadable, half-copied, not a key; the directory gone)
   keeps the set held so far whole: a set missing a key would stop validating the tokens
   it signed elsewhere. One warning names the file; it is repeated only when the problem
@@ -30,28 +34,30 @@ from pathlib import Path
 
 from idp_common.background import in_background
 from idp_common.crypto.key_files import KeySetError, key_files
-from idp_common.crypto.keys import KeySet, load_key_set
+from idp_common.crypto.keys import KeySet, key_locations, load_key_set
 
 __all__ = ["Fingerprint", "KeyRing", "directory_fingerprint"]
 
 log = logging.getLogger("idp.keys")
 
-#: Per key file: name, device, inode, size, modification and status-change times (ns; the
-#: latter moves on chmod, so a file made readable again is read again).
+#: Per key file: name (``ES256/…`` for another algorithm's), device, inode, size,
+#: modification and status-change times (ns; the latter moves on chmod, so a file made
+#: readable again is read again).
 Fingerprint = tuple[tuple[str, int, int, int, int, int], ...]
 
 
 def directory_fingerprint(directory: Path) -> Fingerprint:
-    """What changes when a key file is added, removed or replaced."""
+    """What changes when a key file (of any algorithm) is added, removed or replaced."""
     entries = []
-    for path in key_files(directory):
+    paths = [path for _, location in key_locations(directory) for path in key_files(location)]
+    for path in paths:
         try:
             status = path.stat()
         except OSError as exc:  # removed between the listing and now
             raise KeySetError(f"{path}: cannot read key file ({exc.strerror})") from exc
         entries.append(
             (
-                path.name,
+                str(path.relative_to(directory)),
                 status.st_dev,
                 status.st_ino,
                 status.st_size,
@@ -111,7 +117,7 @@ class KeyRing:
         if self._problem is not None:
             log.info("signing keys: %s reads well again", self.directory)
             self._problem = None
-        names = ", ".join(f"{Path(k.file_name).name} (kid {k.kid})" for k in key_set.keys)
+        names = ", ".join(f"{k.alg} {Path(k.file_name).name} (kid {k.kid})" for k in key_set.keys)
         log.info("signing keys: re-read %s: %s", self.directory, names)
 
     def _warn(self, problem: str) -> None:

@@ -38,6 +38,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "smtp_from": ("Example <no-reply@example.com>", "Example <no-reply@example.com>"),
     "key_dir": ("/etc/idp/keys", "/etc/idp/keys"),
     "jwks_cache_seconds": ("600", 600),
+    "jwks_proxy_seconds": ("30", 30),
     "key_reload_seconds": ("5", 5),
     "secrets_key": ("A" * 43, "A" * 43),
     "access_token_ttl": ("300", 300),

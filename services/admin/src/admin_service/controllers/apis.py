@@ -13,7 +13,12 @@ from litestar import Router, delete, get, patch, post
 from litestar.params import JSONBody
 
 from admin_service.routes import Limit, Req, operation, reading, writing
-from idp_common.protocol.constants import SCOPE_IDP_APIS_READ, SCOPE_IDP_APIS_WRITE
+from admin_service.signing_algs import check_signing_algs
+from idp_common.protocol.constants import (
+    SCOPE_IDP_APIS_READ,
+    SCOPE_IDP_APIS_WRITE,
+    SIGNING_ALGORITHM,
+)
 from idp_common.storage.repos import apis as repo
 from idp_common.storage.repos.apis import ApiRead, ScopeRead
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
@@ -46,14 +51,26 @@ _API = "/{api_id:str}"
 _SCOPE = "/{scope_id:str}"
 
 
+#: The wire name of the access-token algorithm (issue #24).
+ALG_FIELD = "accessTokenSigningAlg"
+_WIRE = {"access_token_signing_alg": ALG_FIELD}
+_ALG_DOC = (
+    "`accessTokenSigningAlg` (default `RS256`) signs the access tokens for the API's "
+    "audience: `RS256`, `PS256`, `ES256` or `EdDSA`, one the provider holds a key for, "
+    "else 400 naming the field."
+)
+
+
 class ApiCreate(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
     name: Name
     audience: Audience
+    access_token_signing_alg: str = SIGNING_ALGORITHM
 
 
 class ApiPatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
     name: Name | msgspec.UnsetType = msgspec.UNSET
     audience: Audience | msgspec.UnsetType = msgspec.UNSET
+    access_token_signing_alg: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class ScopeCreate(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
@@ -75,12 +92,21 @@ async def list_apis(
 
 @post(
     **operation(
-        "createApi", "Register a resource API", WRITE, "`name` and `audience` are unique (409)."
+        "createApi",
+        "Register a resource API",
+        WRITE,
+        "`name` and `audience` are unique (409). " + _ALG_DOC,
     )
 )
 async def create_api(request: Req, data: JSONBody[ApiCreate]) -> ApiRead:
+    check_signing_algs(request, {ALG_FIELD: data.access_token_signing_alg})
     async with writing(request) as write:
-        api = await repo.create_api(write.session, name=data.name, audience=data.audience)
+        api = await repo.create_api(
+            write.session,
+            name=data.name,
+            audience=data.audience,
+            access_token_signing_alg=data.access_token_signing_alg,
+        )
         write.audit("api.create", api.id, status_code=201, name=api.name)
     return api
 
@@ -95,16 +121,23 @@ async def get_api(request: Req, api_id: str) -> ApiRead:
     _API,
     **operation(
         "updateApi",
-        "Rename a resource API or change its audience",
+        "Rename a resource API, change its audience or its tokens' signing algorithm",
         WRITE,
-        "The provider's own API (`idp`) and an API that has scopes keep their name (409).",
+        "The provider's own API (`idp`) keeps its name, audience and RS256 (409); an API "
+        "that has scopes keeps its name (409). " + _ALG_DOC + " A changed algorithm signs "
+        "new tokens within 30 s (the token service's cache of the scope→API mapping).",
     ),
 )
 async def update_api(request: Req, api_id: str, data: JSONBody[ApiPatch]) -> ApiRead:
+    alg = data.access_token_signing_alg or None
+    if alg is not None:
+        check_signing_algs(request, {ALG_FIELD: alg})
     async with writing(request) as write:
         name, audience = data.name or None, data.audience or None
-        api, changed = await repo.update_api(write.session, api_id, name=name, audience=audience)
-        write.audit("api.update", api.id, fields=changed)
+        api, changed = await repo.update_api(
+            write.session, api_id, name=name, audience=audience, access_token_signing_alg=alg
+        )
+        write.audit("api.update", api.id, fields=[_WIRE.get(f, f) for f in changed])
     return api
 
 

@@ -25,14 +25,18 @@ from admin_service.authority import (
 )
 from admin_service.client_rules import check_settings
 from admin_service.routes import Limit, Names, Req, operation, reading, writing
+from admin_service.signing_algs import check_signing_algs
 from idp_common.protocol.constants import (
     GRANT_TYPE_AUTHORIZATION_CODE,
     SCOPE_IDP_CLIENTS_READ,
     SCOPE_IDP_CLIENTS_WRITE,
+    SIGNING_ALGORITHM,
 )
 from idp_common.state.change_stamp import CLIENTS, bump
 from idp_common.storage.repos import clients as repo
 from idp_common.storage.repos.client_shapes import (
+    ID_TOKEN_ALG,
+    USERINFO_ALG,
     ClientCreated,
     ClientRead,
     ClientSettings,
@@ -56,6 +60,8 @@ class ClientCreate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     backchannel_logout_uri: str | None = None
     grant_types: Names = msgspec.field(default_factory=lambda: [GRANT_TYPE_AUTHORIZATION_CODE])
     skip_consent: bool = False
+    id_token_signed_response_alg: str = msgspec.field(default=SIGNING_ALGORITHM, name=ID_TOKEN_ALG)
+    userinfo_signed_response_alg: str | None = msgspec.field(default=None, name=USERINFO_ALG)
 
 
 class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
@@ -67,6 +73,12 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     backchannel_logout_uri: str | msgspec.UnsetType | None = msgspec.UNSET
     grant_types: Names | msgspec.UnsetType = msgspec.UNSET
     skip_consent: bool | msgspec.UnsetType = msgspec.UNSET
+    id_token_signed_response_alg: str | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET, name=ID_TOKEN_ALG
+    )
+    userinfo_signed_response_alg: str | msgspec.UnsetType | None = msgspec.field(
+        default=msgspec.UNSET, name=USERINFO_ALG
+    )
 
     def changes(self) -> dict[str, object]:
         return {f: v for f, v in msgspec.structs.asdict(self).items() if v is not msgspec.UNSET}
@@ -75,6 +87,14 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
 _WIRE_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(ClientUpdate)}
 #: Fields whose change lets the author act as the client (receive its codes, use a grant).
 _TAKEOVER_FIELDS = frozenset({"redirect_uris", "grant_types"})
+_ALG_FIELDS = (ID_TOKEN_ALG, USERINFO_ALG)
+_ALG_NOTE = (
+    "`id_token_signed_response_alg` (default `RS256`; also the logout tokens') and "
+    "`userinfo_signed_response_alg` (default `null`: userinfo answers plain JSON; set, it "
+    "answers `application/jwt` signed with it) keep their OIDC Registration names: "
+    "`RS256`, `PS256`, `ES256` or `EdDSA`, one the provider holds a key for, else 400 "
+    "naming the field."
+)
 _TAKEOVER_NOTE = (
     "Needs a recent sign-in with the password or a one-time code, and a caller holding every "
     "scope the client has (else 403 `admin.scope_not_held`)."
@@ -118,11 +138,12 @@ async def list_clients(
         "absolute, no fragment, `https` (plain `http` only to 127.0.0.1, [::1] or localhost). "
         "`backchannelLogoutUri` must not name a loopback, private, link-local or other "
         "non-global host unless the deployment allows it (`SVC_BACKCHANNEL_ALLOW_PRIVATE`). "
-        "`grantTypes` defaults to `authorization_code`.",
+        "`grantTypes` defaults to `authorization_code`. " + _ALG_NOTE,
     )
 )
 async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCreated:
     fields = msgspec.structs.asdict(data)
+    check_signing_algs(request, {name: fields[name] for name in _ALG_FIELDS})
     client_type = fields.pop("type")
     settings = ClientSettings(**fields)
     check_settings(client_type, settings, allow_private=_allow_private(request))
@@ -146,11 +167,15 @@ async def get_client(request: Req, client_id: str) -> ClientRead:
         WRITE,
         "Members left out keep their value; `backchannelLogoutUri: null` clears it. "
         "`client_id` and `type` cannot change. Changing `redirectUris` or `grantTypes`: "
-        + _TAKEOVER_NOTE,
+        + _TAKEOVER_NOTE
+        + " "
+        + _ALG_NOTE
+        + " `userinfo_signed_response_alg: null` returns userinfo to plain JSON.",
     ),
 )
 async def update_client(request: Req, client_id: str, data: JSONBody[ClientUpdate]) -> ClientRead:
     changes = data.changes()
+    check_signing_algs(request, {name: changes[name] for name in _ALG_FIELDS if name in changes})
     takeover = bool(_TAKEOVER_FIELDS & changes.keys())
     if takeover:
         await check_recent_secret(request)

@@ -5,17 +5,28 @@ Cacheable for ``SVC_JWKS_CACHE_SECONDS`` (spec part 8: five minutes): a rotated 
 published at least that long before it signs, and a retired one stays published at least
 that long after its tokens expired (docs/operations.md "Signing keys"), so a resource
 server need not refetch the key set when an unknown ``kid`` appears.
+
+The metadata lists the signing algorithms of the key set held at the moment (issue #24):
+a key generated for a new algorithm appears in both documents once the directory is
+re-read.
+
+The JWKS carries an ``ETag`` (RFC 9110 §8.8.3) derived from its bytes, and answers a
+matching ``If-None-Match`` with 304: the proxy caches it a few seconds and revalidates
+(docs/performance.md "JWKS at the proxy"). Its bytes and tag are made once per key set.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from litestar import Controller, Request, Router, get
+import msgspec
+from litestar import Controller, Request, Response, Router, get
 from litestar.datastructures import CacheControlHeader
 
 from idp_common.config import Settings
+from idp_common.crypto.keys import KeySet
 from idp_common.protocol.rfc8414_metadata import provider_metadata
+from idp_common.protocol.rfc9110_conditional import entity_tag, none_match
 from idp_common.web.caller import resources_of
 
 
@@ -23,6 +34,11 @@ def discovery_router(settings: Settings) -> Router:
     """The discovery and JWKS routes, ``Cache-Control: public, max-age=<cache lifetime>``."""
     cache = CacheControlHeader(public=True, max_age=settings.jwks_cache_seconds)
     return Router("/", route_handlers=[DiscoveryController], cache_control=cache)
+
+
+def _metadata(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    resources = resources_of(request)
+    return provider_metadata(resources.settings.issuer, resources.keys.algorithms)
 
 
 class DiscoveryController(Controller):
@@ -34,7 +50,7 @@ class DiscoveryController(Controller):
         summary="Provider metadata (OpenID Connect Discovery 1.0 §4)",
     )
     async def openid_configuration(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
-        return provider_metadata(resources_of(request).settings.issuer)
+        return _metadata(request)
 
     @get(
         "/.well-known/oauth-authorization-server",
@@ -42,8 +58,30 @@ class DiscoveryController(Controller):
         summary="Provider metadata (RFC 8414 §3): the same document",
     )
     async def oauth_authorization_server(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
-        return provider_metadata(resources_of(request).settings.issuer)
+        return _metadata(request)
 
     @get("/.well-known/jwks.json", operation_id="jwks", summary="Public signing keys")
-    async def jwks(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
-        return resources_of(request).keys.jwks()
+    async def jwks(self, request: Request[Any, Any, Any]) -> Response[bytes]:
+        resources = resources_of(request)
+        body, tag = _published(resources.keys)
+        # nginx keeps the answer this long (and never passes the header on).
+        headers = {"ETag": tag, "X-Accel-Expires": str(resources.settings.jwks_proxy_seconds)}
+        if none_match(request.headers.get("if-none-match"), tag):
+            return Response(b"", status_code=304, headers=headers)
+        return Response(body, media_type="application/json", headers=headers)
+
+
+class _Published:
+    """The JWKS bytes and tag of the last key set seen (the key ring swaps the whole set
+    when a file changes, so identity tells when to make them again)."""
+
+    key_set: KeySet | None = None
+    body: bytes = b""
+    tag: str = ""
+
+
+def _published(key_set: KeySet) -> tuple[bytes, str]:
+    if _Published.key_set is not key_set:
+        body = msgspec.json.encode(key_set.jwks())
+        _Published.key_set, _Published.body, _Published.tag = key_set, body, entity_tag(body)
+    return _Published.body, _Published.tag

@@ -15,6 +15,11 @@ Claims: ``sub`` always; ``email``, ``email_verified`` with ``email``; ``name``,
 ``preferred_username``, ``picture``, ``updated_at`` with ``profile``; mapped profile fields
 with their ``claimScope``. The person is read through the worker's short cache, so a
 steady caller costs one Redis ``EXISTS`` and no Postgres query.
+
+The answer is JSON, unless the client the token was issued to registered
+``userinfo_signed_response_alg`` (issue #24): then it is a JWT signed with that algorithm
+(``Content-Type: application/jwt``) carrying the claims plus ``iss`` and ``aud`` = the
+``client_id`` (OIDC Core §5.3.2). The client's choice is read from the worker's cache.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ from typing import Any, Final
 
 from litestar import Controller, Request, Response, route
 
+from idp_common.crypto.jwt import TYP_JWT, check_claims, sign_jwt
 from idp_common.crypto.jwt import InvalidToken as BadJwt
-from idp_common.crypto.jwt import check_claims
 from idp_common.protocol.constants import SCOPE_OPENID
 from idp_common.protocol.rfc6749_errors import (
     InsufficientScope,
@@ -38,8 +43,8 @@ from idp_common.protocol.rfc8414_metadata import USERINFO_PATH
 from token_service.context import TokenContext, token_context
 from token_service.forms import UserinfoForm, field_names, is_form, read_form
 from token_service.issuance import released_claims
-from token_service.oauth_errors import OAUTH_EXCEPTION_HANDLERS, json_response
-from token_service.openapi_doc import UserinfoOperation
+from token_service.oauth_errors import NO_STORE, OAUTH_EXCEPTION_HANDLERS, json_response
+from token_service.openapi_doc import JWT_MEDIA_TYPE, UserinfoOperation
 
 _KNOWN: Final = field_names(UserinfoForm)
 
@@ -71,7 +76,8 @@ async def _presented_token(request: Request[Any, Any, Any]) -> str:
     return token
 
 
-async def _claims(ctx: TokenContext, token: str, now: int) -> dict[str, Any]:
+async def _claims(ctx: TokenContext, token: str, now: int) -> tuple[dict[str, Any], Any]:
+    """(the userinfo claims, the token's ``client_id``)."""
     settings = ctx.settings
     try:
         claims = ctx.access_token_claims(token)
@@ -91,7 +97,22 @@ async def _claims(ctx: TokenContext, token: str, now: int) -> dict[str, Any]:
     person = await ctx.get_user_claims(user_id)
     if person is None or person.user.disabled:
         raise InvalidToken("the person no longer exists")
-    return {"sub": str(user_id), **released_claims(person, scopes, settings.issuer_base)}
+    released = {"sub": str(user_id), **released_claims(person, scopes, settings.issuer_base)}
+    return released, claims.get("client_id")
+
+
+async def _answer(
+    ctx: TokenContext, claims: dict[str, Any], client_id: Any, now: int
+) -> Response[bytes]:
+    """JSON, or the signed JWT the client registered for (OIDC Core §5.3.2)."""
+    alg = await ctx.userinfo_alg(client_id) if isinstance(client_id, str) else None
+    if alg is None:
+        return json_response(claims)
+    signed = {**claims, "iss": ctx.settings.issuer, "aud": client_id}
+    token = sign_jwt(signed, ctx.keys, typ=TYP_JWT, now=now, alg=alg)
+    return Response(
+        content=token.encode("ascii"), media_type=JWT_MEDIA_TYPE, headers=dict(NO_STORE)
+    )
 
 
 class UserinfoController(Controller):
@@ -108,4 +129,6 @@ class UserinfoController(Controller):
     )
     async def userinfo(self, request: Request[Any, Any, Any]) -> Response[bytes]:
         token = await _presented_token(request)
-        return json_response(await _claims(token_context(request), token, int(time.time())))
+        ctx, now = token_context(request), int(time.time())
+        claims, client_id = await _claims(ctx, token, now)
+        return await _answer(ctx, claims, client_id, now)

@@ -157,7 +157,7 @@ class AuthorizationCodeGrant:
         deps.ctx.users.put(code.user_id, person)
         auth = await grant_authorization(
             deps,
-            client.client_id,
+            client,
             done.decision.scopes,
             code,
             user_id=code.user_id,

@@ -6,7 +6,8 @@
 
 DESIGN.md §2: ``sub`` is the client id. The scope is the requested scopes the client
 holds, API scopes only (no ``openid``: there is no person); omitted, it is every API
-scope of the client. ``aud`` is the audiences of the APIs of those scopes. A request
+scope of the client. ``aud`` is the audiences of the APIs of those scopes, and the token
+is signed with their algorithm (``token_service.signing``). A request
 that ends with no scope is ``invalid_scope``.
 """
 
@@ -48,13 +49,15 @@ class ClientCredentialsGrant:
         if not client.is_confidential:
             raise UnauthorizedClient("client_credentials is for confidential clients")
         scopes = machine_scopes(parse_scope(req.scope), client.scopes)
-        audiences = await deps.ctx.audiences_for(scopes)
-        if not audiences:
+        found = await deps.ctx.audiences_for(scopes)
+        if not found.audiences:
             raise InvalidScope("the requested scopes belong to no API")
         auth = Authorization(
             subject=client.client_id,
             client_id=client.client_id,
             scopes=scopes,
-            audiences=audiences,
+            audiences=found.audiences,
+            access_token_alg=found.alg,
+            id_token_alg=client.id_token_signed_response_alg,
         )
         return sign_tokens(deps, auth, new_access_token_id(deps))  # no grant: nothing to track

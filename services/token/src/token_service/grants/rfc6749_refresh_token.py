@@ -122,7 +122,7 @@ class RefreshTokenGrant:
             deps.ctx.users.put(old.user_id, claims)
         auth = await grant_authorization(
             deps,
-            client.client_id,
+            client,
             issued_scopes(scopes, client, person),
             old,
             user_id=old.user_id,

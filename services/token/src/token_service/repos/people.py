@@ -11,7 +11,8 @@ and which API each scope belongs to (STYLE.md §1: code moves into
 - ``load_person``: that select alone (userinfo's cache).
 - ``authorize_view``: the person, their effective scopes and their consent to a client
   (the consent's subquery from its owner, ``storage.repos.consents``), one statement.
-- ``scope_audiences``: ``aud`` of the APIs owning the given scopes, one query.
+- ``scope_audiences``: ``aud`` and access-token algorithm of the APIs owning the given
+  scopes, one query.
 
 The person reads are plain SQL run on asyncpg's own pool
 (``idp_common.storage.db.hot_pool``): asyncpg prepares each once per connection, and each
@@ -146,14 +147,15 @@ async def authorize_view(
     return person, set(row[-1] or ())
 
 
-async def scope_audiences(session: AsyncSession, values: Collection[str]) -> list[str]:
-    """Audiences of the APIs that own ``values``, sorted; OIDC scopes own none."""
+async def scope_audiences(session: AsyncSession, values: Collection[str]) -> list[tuple[str, str]]:
+    """(audience, access-token signing algorithm) of the APIs that own ``values``, sorted
+    by audience; OIDC scopes own none."""
     if not values:
         return []
-    rows = await session.scalars(
-        select(Api.audience)
+    rows = await session.execute(
+        select(Api.audience, Api.access_token_signing_alg)
         .join(Scope, Scope.api_id == Api.id)
         .where(Scope.value.in_(list(values)))
         .distinct()
     )
-    return sorted(rows)
+    return sorted((audience, alg) for audience, alg in rows)

@@ -11,11 +11,11 @@ import { Panel } from "../../ui/Screen";
 import { blankErrors, useForm } from "../../ui/bind";
 import { carryNotice } from "../../ui/carry";
 import { ConfirmButton } from "../../ui/dialog";
-import { Form, SubmitButton, TextField } from "../../ui/form";
+import { Form, SelectField, SubmitButton, TextField } from "../../ui/form";
 import { useLoad } from "../../ui/load";
 import { PagedTable, useCursor } from "../../ui/paged";
 import { Facts, Notice, formatTime, nameColumn, rowLabel } from "../../ui/table";
-import { type Api, type Scope, seg } from "./catalogue/common";
+import { type Api, SIGNING_ALGS, SIGNING_ALG_HINT, type Scope, type SigningAlg, seg } from "./catalogue/common";
 import { FormDialog } from "./catalogue/FormDialog";
 import { DeletePanel, DetailScreen, ListScreen } from "./catalogue/screens";
 
@@ -34,6 +34,7 @@ export function ApisScreen(_props: { params: Record<string, string> }) {
       columns={[
         nameColumn("Name", (api) => `${LIST}/${seg(api.id)}`, (api) => api.name),
         { header: "Audience", cell: (api) => <code>{api.audience}</code> },
+        { header: "Signing", cell: (api) => api.accessTokenSigningAlg },
         { header: "Created", cell: (api) => formatTime(api.createdAt) },
       ]}
       create={{ title: "New API", writeScope: WRITE, form: <NewApiForm /> }}
@@ -41,7 +42,7 @@ export function ApisScreen(_props: { params: Record<string, string> }) {
   );
 }
 
-/** The name and audience of an API, for its creation and for a change. */
+/** The name, audience and token signing algorithm of an API, for its creation and for a change. */
 function ApiForm({
   api,
   label,
@@ -57,14 +58,20 @@ function ApiForm({
   audienceHint?: string;
   submitLabel: string;
   busyLabel?: string;
-  onSubmit: (values: { name: string; audience: string }) => Promise<string | null>;
+  onSubmit: (values: { name: string; audience: string; accessTokenSigningAlg: SigningAlg }) => Promise<string | null>;
 }) {
   const [notice, setNotice] = useState<string | null>(null);
   const { submission, text } = useForm(
-    { name: api?.name ?? "", audience: api?.audience ?? "" },
-    async ({ name, audience }) => {
+    { name: api?.name ?? "", audience: api?.audience ?? "", accessTokenSigningAlg: api?.accessTokenSigningAlg ?? "RS256" },
+    async ({ name, audience, accessTokenSigningAlg }) => {
       setNotice(null);
-      setNotice(await onSubmit({ name: name.trim(), audience: audience.trim() }));
+      setNotice(
+        await onSubmit({
+          name: name.trim(),
+          audience: audience.trim(),
+          accessTokenSigningAlg: accessTokenSigningAlg as SigningAlg,
+        }),
+      );
     },
     // A change sends what it has; the API names what it refuses.
     (values) => (api ? {} : blankErrors(values, { name: "Enter a name.", audience: "Enter the audience." })),
@@ -74,6 +81,12 @@ function ApiForm({
       {notice ? <Notice>{notice}</Notice> : null}
       <TextField label="Name" hint={nameHint} {...text("name")} autoComplete="off" spellCheck={false} />
       <TextField label="Audience" hint={audienceHint} {...text("audience")} autoComplete="off" spellCheck={false} />
+      <SelectField
+        label="Access token signing algorithm"
+        hint={`The algorithm of the access tokens for this API's audience. ${SIGNING_ALG_HINT}`}
+        {...text("accessTokenSigningAlg")}
+        options={[...SIGNING_ALGS]}
+      />
       <div>
         <SubmitButton busy={submission.busy} {...(busyLabel ? { busyLabel } : {})}>
           {submitLabel}
@@ -123,6 +136,7 @@ function ApiDetail({ api, onChange }: { api: Api; onChange: () => void }) {
         rows={[
           ["Name", <code>{api.name}</code>],
           ["Audience", <code>{api.audience}</code>],
+          ["Access token signing", api.accessTokenSigningAlg],
           ["Created", formatTime(api.createdAt)],
           ["Changed", formatTime(api.updatedAt)],
         ]}

@@ -115,6 +115,8 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
                 ["Back-channel logout URI", client.backchannelLogoutUri ?? "—"],
                 ["Grant types", client.grantTypes.join(", ")],
                 ["Skips consent", client.skipConsent ? "Yes" : "No"],
+                ["ID token signing", client.id_token_signed_response_alg],
+                ["Userinfo signing", client.userinfo_signed_response_alg ?? "None (plain JSON)"],
               ] as const)),
         ]}
       />
@@ -132,6 +134,8 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
                 backchannelLogoutUri: settings.backchannelLogoutUri,
                 grantTypes: settings.grantTypes,
                 skipConsent: settings.skipConsent,
+                id_token_signed_response_alg: settings.id_token_signed_response_alg,
+                userinfo_signed_response_alg: settings.userinfo_signed_response_alg,
               });
               onChange();
               return "Saved.";

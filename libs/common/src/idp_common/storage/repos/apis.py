@@ -7,8 +7,11 @@ Every function runs in the caller's transaction. Guarantees, whoever calls:
   the unique index's violation.
 - A scope's ``value`` is ``<api name>:<resource>:<action>``, so an API that has scopes keeps
   its name (renaming would orphan the prefix of every value already issued in tokens).
-- The provider's own API (``idp``) is never renamed, re-pointed or deleted, and the
-  catalogue's ``idp:*`` scopes are never deleted: the admin permissions hang on them.
+- The provider's own API (``idp``) is never renamed, re-pointed or deleted, its access
+  tokens stay RS256 (issue #24), and the catalogue's ``idp:*`` scopes are never deleted:
+  the admin permissions hang on them.
+- ``access_token_signing_alg`` is the algorithm of the API's access tokens (issue #24;
+  default RS256); the caller checks that the provider holds a key for it.
 - Standard OIDC scopes (``api_id`` NULL) are read-only here.
 - Deleting an API deletes its scopes and every grant of them (FK ``ON DELETE CASCADE``),
   in the same statement.
@@ -30,7 +33,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.errors import Conflict, FieldError, InvalidArgument
-from idp_common.protocol.constants import ADMIN_SCOPES, IDP_API_NAME, SELF_SERVICE_SCOPES
+from idp_common.protocol.constants import (
+    ADMIN_SCOPES,
+    IDP_API_NAME,
+    SELF_SERVICE_SCOPES,
+    SIGNING_ALGORITHM,
+)
 from idp_common.storage.db.models import Api, Scope
 from idp_common.storage.repos.catalogue import not_found, uuid_or_none
 from idp_common.storage.repos.paging import Page, keyset_items
@@ -43,6 +51,7 @@ class ApiRead(msgspec.Struct, frozen=True, rename="camel"):
     id: uuid.UUID
     name: str
     audience: str
+    access_token_signing_alg: str
     created_at: datetime
     updated_at: datetime
 
@@ -115,26 +124,42 @@ async def _check_unique_api(
             raise _taken("api", field)
 
 
-async def create_api(session: AsyncSession, *, name: str, audience: str) -> ApiRead:
+async def create_api(
+    session: AsyncSession,
+    *,
+    name: str,
+    audience: str,
+    access_token_signing_alg: str = SIGNING_ALGORITHM,
+) -> ApiRead:
     await _check_unique_api(session, {"name": name, "audience": audience}, None)
-    row = Api(name=name, audience=audience)
+    row = Api(name=name, audience=audience, access_token_signing_alg=access_token_signing_alg)
     session.add(row)
     await _flush(session, "api", ("name", "audience"))
     return _api(row)
 
 
 async def update_api(
-    session: AsyncSession, api_id: str, *, name: str | None, audience: str | None
+    session: AsyncSession,
+    api_id: str,
+    *,
+    name: str | None,
+    audience: str | None,
+    access_token_signing_alg: str | None = None,
 ) -> tuple[ApiRead, list[str]]:
     """Apply the given fields; answer the API and the names of the fields that changed."""
     row = await _row(session, Api, api_id)
-    given = {"name": name, "audience": audience}
+    given = {
+        "name": name,
+        "audience": audience,
+        "access_token_signing_alg": access_token_signing_alg,
+    }
     changes = {f: v for f, v in given.items() if v is not None and v != getattr(row, f)}
     if not changes:
         return _api(row), []
     if row.name == IDP_API_NAME:
         raise Conflict(
-            "the provider's own API keeps its name and audience", code="admin.api_protected"
+            "the provider's own API keeps its name, audience and RS256 signing",
+            code="admin.api_protected",
         )
     if "name" in changes and await _scope_count(session, row.id):
         raise Conflict(
@@ -142,7 +167,8 @@ async def update_api(
             code="admin.api_name_in_use",
             errors=[FieldError("name", "cannot change while the API has scopes")],
         )
-    await _check_unique_api(session, changes, row)
+    unique = {f: v for f, v in changes.items() if f in ("name", "audience")}
+    await _check_unique_api(session, unique, row)
     for field, value in changes.items():
         setattr(row, field, value)
     await _flush(session, "api", ("name", "audience"))

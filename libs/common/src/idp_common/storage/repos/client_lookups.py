@@ -82,3 +82,19 @@ async def backchannel_uris(session: AsyncSession, client_ids: Sequence[str]) -> 
         )
     )
     return {client_id: uri for client_id, uri in rows if uri}
+
+
+async def backchannel_targets(
+    session: AsyncSession, client_ids: Sequence[str]
+) -> dict[str, tuple[str, str]]:
+    """``client_id`` → (``backchannelLogoutUri``, ``id_token_signed_response_alg``: the
+    algorithm of its logout tokens, issue #24) for those of ``client_ids`` that registered
+    a URI."""
+    if not client_ids:
+        return {}
+    rows = await session.execute(
+        select(
+            Client.client_id, Client.backchannel_logout_uri, Client.id_token_signed_response_alg
+        ).where(Client.client_id.in_(list(client_ids)), Client.backchannel_logout_uri.is_not(None))
+    )
+    return {client_id: (uri, alg) for client_id, uri, alg in rows if uri}

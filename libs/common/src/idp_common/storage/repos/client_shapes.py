@@ -1,17 +1,27 @@
 """An OAuth client as the protocol endpoints read it (:class:`ClientRecord`) and as the
 administration API writes and shows it (DESIGN.md "Wire contracts" → Clients); stored
-by :mod:`idp_common.storage.repos.clients`."""
+by :mod:`idp_common.storage.repos.clients`.
+
+``id_token_signed_response_alg`` and ``userinfo_signed_response_alg`` keep their OIDC
+Dynamic Client Registration 1.0 §2 names on the wire (as ``client_id`` does; issue #24):
+the ID tokens' algorithm (also the logout tokens'), default RS256; the userinfo
+answer's, default none (plain JSON)."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
+from idp_common.protocol.constants import SIGNING_ALGORITHM
+
 ClientType = Literal["confidential", "public"]
+#: The wire (and column) names of the two algorithm fields: OIDC Registration's, verbatim.
+ID_TOKEN_ALG: Final = "id_token_signed_response_alg"  # noqa: S105 - a field name
+USERINFO_ALG: Final = "userinfo_signed_response_alg"
 
 
 class ClientRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -26,6 +36,8 @@ class ClientRecord(msgspec.Struct, frozen=True, kw_only=True):
     skip_consent: bool
     scopes: frozenset[str]
     secret_digest: bytes | None
+    id_token_signed_response_alg: str = SIGNING_ALGORITHM
+    userinfo_signed_response_alg: str | None = None
 
     @property
     def is_confidential(self) -> bool:
@@ -46,6 +58,9 @@ class ClientRead(msgspec.Struct, frozen=True, rename="camel"):
     scopes: list[str]
     created_at: datetime
     updated_at: datetime
+    # No defaults: the creation's answer (``omit_defaults``) shows them too.
+    id_token_signed_response_alg: str = msgspec.field(name=ID_TOKEN_ALG)
+    userinfo_signed_response_alg: str | None = msgspec.field(name=USERINFO_ALG)
 
 
 class ClientCreated(ClientRead, frozen=True, omit_defaults=True):
@@ -69,3 +84,5 @@ class ClientSettings:
     backchannel_logout_uri: str | None
     grant_types: list[str]
     skip_consent: bool
+    id_token_signed_response_alg: str = SIGNING_ALGORITHM
+    userinfo_signed_response_alg: str | None = None

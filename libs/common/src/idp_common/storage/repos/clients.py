@@ -13,6 +13,8 @@ Every function runs in the caller's transaction. Guarantees, whoever calls:
   insert, a scope replace leaves one whole set.
 - The seeded :data:`CONSOLE_CLIENT_ID` is the console's own: it is never deleted.
 - Deleting a client deletes its secret, scopes, codes, refresh tokens and consents too.
+- The signing algorithms (``id_token_signed_response_alg``, ``userinfo_signed_response_alg``;
+  issue #24) are stored as given: the caller checks the provider holds a key for them.
 The caller checks the settings' rules (before a create; ``check`` under the lock of an
 update). :func:`ensure_client` is the operator tool's idempotent form.
 """
@@ -92,6 +94,8 @@ def _fields(row: Client, sequence: Callable[[Iterable[str]], Any]) -> dict[str, 
         "post_logout_redirect_uris": sequence(row.post_logout_redirect_uris),
         "backchannel_logout_uri": row.backchannel_logout_uri,
         "skip_consent": row.skip_consent,
+        "id_token_signed_response_alg": row.id_token_signed_response_alg,
+        "userinfo_signed_response_alg": row.userinfo_signed_response_alg,
     }
 
 

@@ -9,6 +9,8 @@ export interface Api {
   id: string;
   name: string;
   audience: string;
+  /** The algorithm of its access tokens (issue #24). */
+  accessTokenSigningAlg: SigningAlg;
   createdAt: string;
   updatedAt: string;
 }
@@ -33,6 +35,10 @@ export interface Client {
   scopes: string[];
   createdAt: string;
   updatedAt: string;
+  /** OIDC Registration names, verbatim (issue #24). */
+  id_token_signed_response_alg: SigningAlg;
+  /** null: userinfo answers plain JSON. */
+  userinfo_signed_response_alg: SigningAlg | null;
 }
 
 export interface ClientCreated extends Client {
@@ -74,6 +80,23 @@ export interface Member {
   username: string | null;
   displayName: string;
 }
+
+/** The JWS algorithms the provider signs with (issue #24); RS256 is the default. */
+export type SigningAlg = "RS256" | "PS256" | "ES256" | "EdDSA";
+
+/**
+ * The algorithms offered in the API and client forms. All four are offered; the provider
+ * refuses one it holds no key for, and the form shows its message next to the field.
+ */
+export const SIGNING_ALGS: readonly { value: SigningAlg; label: string }[] = [
+  { value: "RS256", label: "RS256 (RSA, the default)" },
+  { value: "PS256", label: "PS256 (RSA-PSS)" },
+  { value: "ES256", label: "ES256 (ECDSA P-256)" },
+  { value: "EdDSA", label: "EdDSA (Ed25519)" },
+];
+
+/** What the form's hints say about an algorithm the provider holds no key for. */
+export const SIGNING_ALG_HINT = "The provider must hold a key for it (idp keys generate --alg …).";
 
 /** The standard OpenID Connect scopes: they exist without an API (migration 0001). */
 export const OIDC_SCOPES: readonly { value: string; description: string }[] = [
