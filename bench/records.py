@@ -11,6 +11,7 @@ stores them).
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import httpx
 from redis.asyncio import Redis
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 
 from idp_common.protocol.constants import (
     ACR_ONE_FACTOR,
@@ -31,7 +32,7 @@ from idp_common.protocol.oidc_core_claims import digest
 from idp_common.state.challenges import Challenge
 from idp_common.state.sessions import SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
-from idp_common.storage.db.models import Api, Client, RefreshToken, Scope
+from idp_common.storage.db.models import Api, Client, RefreshToken, Scope, UserScope
 from tests.harness import infra, records
 from tests.harness.records import TestClient, TestUser, pkce_pair
 from tests.harness.stack import Stack
@@ -54,6 +55,10 @@ class Fixtures:
     client: TestClient
     users: list[TestUser]
     sessions: list[Session]
+    #: What the rows ask for: client_credentials, the code flow, the refresh tokens.
+    api_scope: str = API_SCOPE
+    code_scope: str = CODE_SCOPE
+    refresh_scope: str = REFRESH_SCOPE
 
     @property
     def basic(self) -> str:
@@ -92,7 +97,7 @@ def create_fixtures(stack: Stack, *, users: int, sessions: int) -> Fixtures:
 
 
 async def _issue_refresh_tokens(
-    stack: Stack, client_id: str, sessions: list[Session], n: int
+    stack: Stack, client_id: str, sessions: list[Session], n: int, scope: str
 ) -> list[str]:
     engine = create_engine(stack.database_url)
     tokens: list[str] = []
@@ -117,7 +122,7 @@ async def _issue_refresh_tokens(
                         "parent_id": None,
                         "client_pk": client_pk,
                         "user_id": uuid.UUID(session.user_id),
-                        "scope": REFRESH_SCOPE,
+                        "scope": scope,
                         "session_sid": session.sid,
                         "auth_time": now,
                         "acr": ACR_ONE_FACTOR,
@@ -135,7 +140,83 @@ async def _issue_refresh_tokens(
 
 def issue_refresh_tokens(stack: Stack, fixtures: Fixtures, n: int) -> list[str]:
     """``n`` refresh tokens, each the first of its own family, spread over the sessions."""
-    return infra.run(_issue_refresh_tokens(stack, fixtures.client.client_id, fixtures.sessions, n))
+    return infra.run(
+        _issue_refresh_tokens(
+            stack, fixtures.client.client_id, fixtures.sessions, n, fixtures.refresh_scope
+        )
+    )
+
+
+async def _api_for_alg(stack: Stack, alg: str, scope: str, users: list[TestUser]) -> None:
+    engine = create_engine(stack.database_url)
+    try:
+        async with create_session_factory(engine).begin() as db:
+            api = Api(
+                name=f"Benchmark API {alg}",
+                audience=stack.issuer.rstrip("/") + f"/bench-api-{alg.lower()}",
+                access_token_signing_alg=alg,
+            )
+            db.add(api)
+            await db.flush()
+            scope_row = Scope(api_id=api.id, value=scope, description=f"Read ({alg})")
+            db.add(scope_row)
+            await db.flush()
+            for person in users:
+                db.add(UserScope(user_id=uuid.UUID(person.id), scope_id=scope_row.id))
+    finally:
+        await engine.dispose()
+
+
+async def _id_token_alg(stack: Stack, client_id: str, alg: str) -> None:
+    engine = create_engine(stack.database_url)
+    try:
+        async with create_session_factory(engine).begin() as db:
+            await db.execute(
+                update(Client)
+                .where(Client.client_id == client_id)
+                .values(id_token_signed_response_alg=alg)
+            )
+    finally:
+        await engine.dispose()
+
+
+def access_token_alg(stack: Stack, fixtures: Fixtures) -> str:
+    """The ``alg`` of a client_credentials access token for ``fixtures`` (a check that
+    the rows measure the algorithm they name)."""
+    answer = httpx.post(
+        stack.service_url("token") + "/oauth2/token",
+        data={"grant_type": "client_credentials", "scope": fixtures.api_scope},
+        headers={"Authorization": fixtures.basic},
+        timeout=10,
+    )
+    if answer.status_code != 200:
+        return f"nothing (the token endpoint answered {answer.status_code})"
+    header = answer.json()["access_token"].split(".")[0]
+    return str(json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))["alg"])
+
+
+def fixtures_for_alg(stack: Stack, base: Fixtures, alg: str) -> Fixtures:
+    """An API whose access tokens ``alg`` signs (the people hold its scope) and a client of
+    its own whose ID tokens ``alg`` signs; the people and sessions of ``base``. The code
+    flow and the refresh tokens ask for the API's scope too, so both of their tokens are
+    signed with ``alg`` (the provider's own API, also named, leaves the choice to it)."""
+    scope = f"bench-{alg.lower()}:read"
+    infra.run(_api_for_alg(stack, alg, scope, base.users))
+    client = records.create_client(
+        stack,
+        scopes=("openid", "profile", "email", "offline_access", scope),
+        skip_consent=True,
+        grant_types=("client_credentials", "authorization_code", "refresh_token"),
+    )
+    infra.run(_id_token_alg(stack, client.client_id, alg))
+    return Fixtures(
+        client,
+        base.users,
+        base.sessions,
+        api_scope=scope,
+        code_scope=f"{CODE_SCOPE} {scope}",
+        refresh_scope=f"{REFRESH_SCOPE} {scope}",
+    )
 
 
 async def _create_challenges(stack: Stack, client: TestClient, n: int) -> list[str]:

@@ -31,6 +31,10 @@ from tests.harness import infra
 from tests.harness.records import pkce_pair
 from tests.harness.stack import Stack
 
+#: The algorithms of the ``algorithms`` scenario (PS256 costs what RS256 does: the same
+#: RSA private-key operation).
+SIGNING_ALGORITHM_ROWS = ("RS256", "ES256", "EdDSA")
+
 
 # --- the scenarios ----------------------------------------------------------------------
 @dataclass
@@ -132,7 +136,7 @@ class Run:
             "/oauth2/token",
             "POST",
             {"Authorization": self.fixtures.basic, "Content-Type": FORM},
-            f"grant_type=client_credentials&scope={quote(rec.API_SCOPE)}",
+            f"grant_type=client_credentials&scope={quote(self.fixtures.api_scope)}",
             '"access_token"',
         )
         self.wrk("client_credentials", "client_credentials (secret_basic)", req)
@@ -206,7 +210,7 @@ class Run:
         authorize = (
             f"/oauth2/authorize?response_type=code&client_id={quote(client.client_id)}"
             f"&redirect_uri={quote(client.redirect_uri, safe='')}"
-            f"&scope={quote(rec.CODE_SCOPE)}&code_challenge={challenge}"
+            f"&scope={quote(self.fixtures.code_scope)}&code_challenge={challenge}"
             "&code_challenge_method=S256"
         )
         token_body = (
@@ -235,6 +239,28 @@ class Run:
             )
             self.add(result)
             self.probes += [probe_result(f"token, during code flow c={conc}", probes[0])]
+
+    def signing_algorithms(self) -> None:
+        """client_credentials, refresh and the code flow again, for an API and a client
+        whose tokens each algorithm signs (issue #24 item 4): RS256 set explicitly, then
+        ES256 and EdDSA, beside the main rows."""
+        base = self.fixtures
+        for alg in SIGNING_ALGORITHM_ROWS:
+            say(f"  records for {alg}")
+            self.fixtures = rec.fixtures_for_alg(self.stack, base, alg)
+            signed_with = rec.access_token_alg(self.stack, self.fixtures)
+            if signed_with != alg:
+                self.notes.append(f"the {alg} rows' access token is signed with {signed_with}")
+            before = len(self.results)
+            try:
+                self.client_credentials()
+                self.refresh()
+                self.code_flow()
+            finally:
+                self.fixtures = base
+            for result in self.results[before:]:
+                result.key = f"{result.key}@{alg}"
+                result.label = f"{result.label} [{alg}]"
 
     def signin(self) -> None:
         if rec.challenge_via_authorize(self.stack, self.fixtures) is None:
@@ -295,4 +321,5 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "refresh": Run.refresh,
     "code_flow": Run.code_flow,
     "signin": Run.signin,
+    "algorithms": Run.signing_algorithms,
 }
