@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-face bench-metrics chaos fuzz
+.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-face bench-memory bench-metrics chaos fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ bench-backchannel: ## back-channel logout fan-out to 100 applications (prompt, a
 
 bench-metrics: ## the cost of metrics: token endpoint and userinfo with metrics on and off, alternating
 	@bash bench/run.sh --metrics
+
+bench-memory: ## RSS of every service's master and workers over 1,000,000 grants (flat or grows)
+	@bash bench/run.sh --memory
 
 bench-face: ## face verifications per second with 2 model processes, and the event loop's worst delay
 	@bash bench/run.sh --face
