@@ -221,10 +221,9 @@ def render(run: Run, threshold: float) -> str:
     seconds = sum(p.seconds for p in measured)
     grants = sum(p.grants for p in measured)
     others = max((p.other_cores for p in measured), default=0.0)
-    workers = [s for s in run.series if s.role == "worker"]
     growing = [
         s.label
-        for s in workers
+        for s in run.series
         if verdict(s.second_half_slope("rss_kb", opts["grants"]), threshold) == "grows"
     ]
     lines = [
@@ -262,7 +261,7 @@ def render(run: Run, threshold: float) -> str:
         lines.append("workers replaced during the run: " + ", ".join(run.respawned))
     lines += [f"note: {note}" for note in run.notes]
     lines.append(
-        "verdict: every worker flat" if not growing else "verdict: GROWS: " + ", ".join(growing)
+        "verdict: every process flat" if not growing else "verdict: GROWS: " + ", ".join(growing)
     )
     return "\n".join(lines)
 

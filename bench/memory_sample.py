@@ -1,7 +1,9 @@
 """The memory of the stack's service processes, read from ``/proc``, and its trend.
 
 Each service runs as a Granian master (``idp serve NAME``) with its workers as children
-(``tests.harness.process.children``). For each process: RSS (``VmRSS`` of
+(``tests.harness.process.children``), and a worker may have children of its own: the face
+engine's model processes (``idp_common.face.engine``, a process pool started with the
+app), "helpers" here. For each process: RSS (``VmRSS`` of
 ``/proc/PID/status``), and from ``/proc/PID/smaps_rollup`` PSS (shared pages divided among
 the processes that map them) and USS (``Private_Clean + Private_Dirty``: what the process
 alone holds, what would be freed if it exited). All in KB.
@@ -28,7 +30,7 @@ PER = 100_000
 class ServiceProcess:
     label: str  # "token worker 1"
     service: str
-    role: str  # "master" or "worker"
+    role: str  # "master", "worker" or "helper"
     pid: int
 
 
@@ -51,6 +53,9 @@ def service_processes(stack: Stack) -> list[ServiceProcess]:
             found.append(ServiceProcess(f"{name} master", name, "master", master))
             for n, pid in enumerate(sorted(children(master)), start=1):
                 found.append(ServiceProcess(f"{name} worker {n}", name, "worker", pid))
+                for m, helper in enumerate(sorted(children(pid)), start=1):
+                    label = f"{name} worker {n} helper {m}"
+                    found.append(ServiceProcess(label, name, "helper", helper))
     return found
 
 
