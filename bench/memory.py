@@ -85,10 +85,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="flat below this second-half slope, KB per 100,000 grants",
     )
     parser.add_argument("--seed", default="memory", help="seed of the agents' choices")
+    parser.add_argument(
+        "--service-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment of every service process (repeatable), e.g. MALLOC_ARENA_MAX=2",
+    )
     parser.add_argument("--results", default=str(ROOT / "bench/results"), help="folder")
     opts = parser.parse_args(argv)
     if opts.warmup_grants is None:
         opts.warmup_grants = max(5_000, opts.grants // 50)
+    if any("=" not in pair for pair in opts.service_env):
+        parser.error("--service-env takes NAME=VALUE")
     if opts.grants < POINTS:
         parser.error(f"--grants must be at least {POINTS}")
     return opts
@@ -230,7 +239,9 @@ def measure(stack: Stack, receiver: Receiver, opts: argparse.Namespace) -> repor
 
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
-    prepared = bench_stack("idp-bench-memory-", {"SVC_CHALLENGE_PER_IP": RAISED_LIMIT}, wrk=False)
+    settings = {"SVC_CHALLENGE_PER_IP": RAISED_LIMIT}
+    settings |= dict(pair.split("=", 1) for pair in opts.service_env)
+    prepared = bench_stack("idp-bench-memory-", settings, wrk=False)
     if prepared is None:
         return 2
     base, stack = prepared

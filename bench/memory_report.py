@@ -236,6 +236,11 @@ def render(run: Run, threshold: float) -> str:
         f"{others:.2f} cores during a tenth",
         f"took {seconds / 60:,.1f} min ({grants / seconds if seconds else 0:,.0f} grants/s) "
         f"after the warm-up; {time.strftime('%Y-%m-%d %H:%M', time.localtime(run.started))}",
+        *(
+            [f"service environment: {' '.join(opts['service_env'])}"]
+            if opts.get("service_env")
+            else []
+        ),
         "",
         "operations: " + ", ".join(f"{name} {n:,}" for name, n in sorted(ops.items())),
         f"back-channel logout tokens received: {run.backchannel:,} for {run.logouts:,} logouts",
