@@ -176,7 +176,7 @@ def slope_text(slope: float | None) -> str:
 def rss_table(run: Run, threshold: float) -> list[str]:
     total = run.opts["grants"]
     points = run.series[0].points if run.series else []
-    head = f"{'process':<26}" + "".join(f"{p:>8}" for p in points)
+    head = f"{'process':<30}" + "".join(f"{p:>8}" for p in points)
     head += f"{'growth MB':>10}{'%':>8}{'KB/100k':>9}  verdict"
     lines = [head, "-" * len(head)]
     for s in run.series:
@@ -187,7 +187,7 @@ def rss_table(run: Run, threshold: float) -> list[str]:
         slope = s.second_half_slope("rss_kb", total)
         gone = f" (gone at {s.gone_at})" if s.gone_at else ""
         lines.append(
-            f"{s.label:<26}{cells}{grown:>10}{pct:>8}{slope_text(slope):>9}  "
+            f"{s.label:<30}{cells}{grown:>10}{pct:>8}{slope_text(slope):>9}  "
             f"{verdict(slope, threshold)}{gone}"
         )
     return lines
@@ -196,7 +196,7 @@ def rss_table(run: Run, threshold: float) -> list[str]:
 def private_table(run: Run, threshold: float) -> list[str]:
     total = run.opts["grants"]
     head = (
-        f"{'process':<26}{'USS warm':>9}{'USS end':>9}{'growth':>8}{'KB/100k':>9}  "
+        f"{'process':<30}{'USS warm':>9}{'USS end':>9}{'growth':>8}{'KB/100k':>9}  "
         f"{'verdict':<8}{'PSS warm':>9}{'PSS end':>9}{'KB/100k':>9}"
     )
     lines = [head, "-" * len(head)]
@@ -206,7 +206,7 @@ def private_table(run: Run, threshold: float) -> list[str]:
             continue
         uss_slope = s.second_half_slope("uss_kb", total)
         lines.append(
-            f"{s.label:<26}{mb(uss[0]):>9}{mb(uss[-1]):>9}{growth(uss)[0]:>8}"
+            f"{s.label:<30}{mb(uss[0]):>9}{mb(uss[-1]):>9}{growth(uss)[0]:>8}"
             f"{slope_text(uss_slope):>9}  {verdict(uss_slope, threshold):<8}"
             f"{mb(pss[0]):>9}{mb(pss[-1]):>9}"
             f"{slope_text(s.second_half_slope('pss_kb', total)):>9}"
