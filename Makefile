@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-peer bench-face bench-growth bench-metrics chaos fuzz
+.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-peer bench-face bench-growth bench-memory bench-metrics chaos fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ bench-peer: ## side by side with node-oidc-provider (mem and pg adapters), same 
 
 bench-growth: ## token rows on an empty and a filled database (1M refresh tokens; TOKENS=10000000), sizes, the cleanup under load
 	@bash bench/run.sh --growth --tokens $${TOKENS:-1000000}
+
+bench-memory: ## RSS of every service's master and workers over 1,000,000 grants (flat or grows)
+	@bash bench/run.sh --memory
 
 bench-face: ## face verifications per second with 2 model processes, and the event loop's worst delay
 	@bash bench/run.sh --face

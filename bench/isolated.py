@@ -1,6 +1,7 @@
 """The isolated stack a benchmark entry point starts (``bench/run.py``,
-``bench/metrics_cost.py``): wrk installed, SIGTERM ending the run through its cleanup, and
-a stack of its own (the test harness) with the per-address limits raised out of the way."""
+``bench/metrics_cost.py``, ``bench/memory.py``): wrk installed, SIGTERM ending the run
+through its cleanup, and a stack of its own (the test harness) with the per-address limits
+raised out of the way."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ def _terminate(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def bench_stack(prefix: str, settings: dict[str, str] | None = None) -> tuple[Path, Stack] | None:
+def bench_stack(
+    prefix: str, settings: dict[str, str] | None = None, *, wrk: bool = True
+) -> tuple[Path, Stack] | None:
     """A new stack in a new folder named ``prefix...`` (not started), or None, said on
-    stderr, when wrk is missing."""
-    if shutil.which("wrk") is None:
+    stderr, when wrk is missing (``wrk=False``: the run does not use it)."""
+    if wrk and shutil.which("wrk") is None:
         print("wrk is not installed (bash bench/run.sh installs it)", file=sys.stderr)
         return None
     signal.signal(signal.SIGTERM, _terminate)

@@ -78,14 +78,18 @@ async def _create_api(stack: Stack) -> None:
         await engine.dispose()
 
 
-def create_fixtures(stack: Stack, *, users: int, sessions: int) -> Fixtures:
-    """One confidential skip_consent client with all three grants, people, sessions."""
+def create_fixtures(
+    stack: Stack, *, users: int, sessions: int, backchannel_logout_uri: str | None = None
+) -> Fixtures:
+    """One confidential skip_consent client with all three grants (and the back-channel
+    logout URI given), people, sessions."""
     infra.run(_create_api(stack))
     client = records.create_client(
         stack,
         scopes=("openid", "profile", "email", "offline_access", API_SCOPE),
         skip_consent=True,
         grant_types=("client_credentials", "authorization_code", "refresh_token"),
+        backchannel_logout_uri=backchannel_logout_uri,
     )
     people = [records.create_user(stack, password=secrets.token_urlsafe(12)) for _ in range(users)]
     made = []

@@ -7,7 +7,8 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 cd "$ROOT"
 
-command -v wrk >/dev/null || apt_install wrk
+# the memory run (bench/memory.py) drives its load with a Python generator only
+[ "${1:-}" = "--memory" ] || command -v wrk >/dev/null || apt_install wrk
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || apt_install nginx-light
 ensure_servers
 ensure_python
@@ -25,6 +26,10 @@ fi
 if [ "${1:-}" = "--metrics" ]; then  # the cost of /metrics (issue 22): bench/metrics_cost.py
   shift
   exec uv run --frozen python -m bench.metrics_cost "$@"
+fi
+if [ "${1:-}" = "--memory" ]; then  # memory over a million grants (issue 24): bench/memory.py
+  shift
+  exec uv run --frozen python -m bench.memory "$@"
 fi
 if [ "${1:-}" = "--backchannel" ]; then  # the logout fan-out (issue 6): bench/backchannel.py
   shift
