@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from idp_common.crypto.keys import load_key_set
 from tests.harness import infra
 from tests.harness.stack import SERVICES, Stack
 from tests.integration.metrics.support import Sample, scrape, settle, total
@@ -31,7 +32,8 @@ def test_every_service_exposes_its_metrics(stack: Stack, service: str) -> None:
 
     assert total(samples, "idp_http_requests_total", route="/health/live", status="200") > 0
     assert {s.labels.get("service") for s in samples if "service" in s.labels} == {service}
-    assert total(samples, "idp_signing_keys_published") == 2  # the stack's two keys
+    # the stack's keys: two RS256, one of each other algorithm
+    assert total(samples, "idp_signing_keys_published") == len(load_key_set(stack.key_dir).keys)
     assert 0 <= total(samples, "idp_signing_key_age_seconds") < 3600
     pools = {s.labels["pool"] for s in samples if s.name == "idp_db_pool_max_connections"}
     assert pools == {"orm", "hot"}
@@ -54,7 +56,8 @@ def test_an_unreachable_database_does_not_fail_the_scrape(extra_processes: Stack
     samples = scrape(process.url)
     assert total(samples, "idp_outbox_readable") == 0
     assert not [s for s in samples if s.name.startswith("idp_outbox_pending")]
-    assert total(samples, "idp_signing_keys_published") == 2  # the rest is there
+    published = total(samples, "idp_signing_keys_published")
+    assert published == len(load_key_set(extra_processes.key_dir).keys)  # the rest is there
 
 
 def test_the_pool_sizes_follow_the_settings(extra_processes: Stack) -> None:
