@@ -570,6 +570,21 @@ def fill(database_url: str, redis_url: str, redis_prefix: str, shape: Shape) -> 
     return report
 
 
+#: The shape's whole-number options (``--tokens`` ...), in the order ``--help`` lists them.
+_COUNTS = (
+    "tokens",
+    "clients",
+    "people",
+    "codes",
+    "sessions",
+    "audit",
+    "resets",
+    "batch",
+    "jobs",
+    "seed",
+)
+
+
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Shape]:
     parser = argparse.ArgumentParser(
         prog="python -m bench.fill", description=__doc__.split("\n")[0]
@@ -578,18 +593,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Shape]:
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--redis-prefix", required=True, help="the deployment's SVC_REDIS_PREFIX")
     defaults = Shape()
-    for name in (
-        "tokens",
-        "clients",
-        "people",
-        "codes",
-        "sessions",
-        "audit",
-        "resets",
-        "batch",
-        "jobs",
-        "seed",
-    ):
+    for name in _COUNTS:
         parser.add_argument(
             f"--{name}",
             type=int,
@@ -601,24 +605,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Shape]:
         "--days", type=float, default=defaults.days, help="families start over this many days"
     )
     opts = parser.parse_args(argv)
-    shape = Shape(
-        **{
-            k: getattr(opts, k)
-            for k in (
-                "tokens",
-                "clients",
-                "people",
-                "codes",
-                "sessions",
-                "audit",
-                "resets",
-                "batch",
-                "jobs",
-                "seed",
-                "days",
-            )
-        }
-    )
+    shape = Shape(**{k: getattr(opts, k) for k in (*_COUNTS, "days")})
     return opts, shape
 
 

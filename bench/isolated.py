@@ -11,8 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.measure import RAISED_LIMIT
-from tests.harness.stack import Stack, new_stack
+from bench.measure import LOGS, RAISED_LIMIT, ROOT, say
+from tests.harness.stack import Stack, new_stack, remove_stack
 
 
 def _terminate(signum: int, _frame: object) -> None:
@@ -39,3 +39,14 @@ def bench_stack(
         }
     )
     return base, stack
+
+
+def remove_bench_stack(base: Path, stack: Stack) -> None:
+    """Stop and remove ``stack`` and its folder ``base``, keeping its service logs in
+    ``var/bench/logs`` (the last run's)."""
+    say(f"removing the stack (service logs kept in {LOGS.relative_to(ROOT)})")
+    remove_stack(stack)
+    shutil.rmtree(LOGS, ignore_errors=True)
+    if (stack.work_dir / "logs").is_dir():
+        shutil.copytree(stack.work_dir / "logs", LOGS)
+    shutil.rmtree(base, ignore_errors=True)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -31,14 +30,14 @@ from urllib.parse import quote
 from bench import memory_report as report
 from bench import records as rec
 from bench.cpu import Meter
-from bench.isolated import bench_stack
-from bench.measure import LOGS, RAISED_LIMIT, ROOT, say
+from bench.isolated import bench_stack, remove_bench_stack
+from bench.measure import RAISED_LIMIT, ROOT, say
 from bench.memory_sample import FLAT_KB_PER_100K, read, service_processes
 from bench.report import log_findings
 from idp_common.protocol import constants as k
 from tests.harness import api, tokens
 from tests.harness.receivers import Receiver
-from tests.harness.stack import Stack, remove_stack, start_stack
+from tests.harness.stack import Stack, start_stack
 
 #: Of the grants: client_credentials, refresh (while the agent holds a refresh token; the
 #: code flow otherwise), the code flow. After each grant: the chance of a userinfo call,
@@ -259,12 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         say("written: " + ", ".join(str(p) for p in written))
         return 0
     finally:
-        say(f"removing the stack (service logs kept in {LOGS.relative_to(ROOT)})")
-        remove_stack(stack)
-        shutil.rmtree(LOGS, ignore_errors=True)
-        if (stack.work_dir / "logs").is_dir():
-            shutil.copytree(stack.work_dir / "logs", LOGS)
-        shutil.rmtree(base, ignore_errors=True)
+        remove_bench_stack(base, stack)
 
 
 if __name__ == "__main__":

@@ -13,19 +13,18 @@ cores with the services, so the generator is kept lean and its CPU use is printe
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
 from bench import ceilings as ceiling_mod
 from bench import records as rec
 from bench import replicas
-from bench.isolated import bench_stack
-from bench.measure import LOGS, PROBE_MS, ROOT, say
+from bench.isolated import bench_stack, remove_bench_stack
+from bench.measure import PROBE_MS, say
 from bench.report import log_findings, print_report
 from bench.scenarios import SCENARIOS as RATE_SCENARIOS
 from bench.scenarios import Run
-from tests.harness.stack import remove_stack, start_stack
+from tests.harness.stack import start_stack
 
 #: The rate rows, then issue 22's replicas x1/x2 and metrics cost (bench/replicas.py).
 SCENARIOS = {**RATE_SCENARIOS, "replicas": replicas.scenario}
@@ -96,12 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         print_report(run)
         return 0
     finally:
-        say(f"removing the stack (service logs kept in {LOGS.relative_to(ROOT)})")
-        remove_stack(stack)
-        shutil.rmtree(LOGS, ignore_errors=True)
-        if (stack.work_dir / "logs").is_dir():
-            shutil.copytree(stack.work_dir / "logs", LOGS)
-        shutil.rmtree(base, ignore_errors=True)
+        remove_bench_stack(base, stack)
 
 
 if __name__ == "__main__":
