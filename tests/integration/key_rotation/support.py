@@ -7,14 +7,28 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import jwt
 from jwt import PyJWKClient, PyJWKSet
+
+from tests.harness.stack import Stack
+
+
+def own_key_dir(stack: Stack, tmp_path: Path) -> Path:
+    """A key directory of the test's own (mode 0700) holding copies of the stack's RS256
+    keys, so that writing a key there changes nothing for the other tests."""
+    key_dir = tmp_path / "keys"
+    key_dir.mkdir(mode=0o700)
+    for key in sorted(stack.key_dir.glob("*.pem")):
+        shutil.copy2(key, key_dir / key.name)
+    return key_dir
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ second (a changed tag), and the last key set is still served while the service i
 
 from __future__ import annotations
 
-import shutil
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from idp_common.crypto.keys import load_key_set, new_private_key_pem, write_key_file
 from tests.harness.stack import Stack
+from tests.integration.key_rotation.support import own_key_dir
 
 pytestmark = pytest.mark.integration
 
@@ -37,10 +37,7 @@ def test_the_proxy_serves_revalidates_and_follows_the_published_key_set(
     extra_processes: Stack, tmp_path: Path
 ) -> None:
     stack = extra_processes
-    key_dir = tmp_path / "keys"
-    key_dir.mkdir(mode=0o700)
-    for key in sorted(stack.key_dir.glob("*.pem")):
-        shutil.copy2(key, key_dir / key.name)
+    key_dir = own_key_dir(stack, tmp_path)
     env = {
         "SVC_KEY_DIR": str(key_dir),
         "SVC_KEY_RELOAD_SECONDS": str(RELOAD),

@@ -15,7 +15,6 @@ enough before it signed, not that the client recovered by refetching.
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from datetime import datetime
@@ -28,7 +27,12 @@ from idp_common.crypto.keys import load_key_set
 from tests.harness.process import children
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
-from tests.integration.key_rotation.support import JwksSampler, ResourceApi, TokenLoad
+from tests.integration.key_rotation.support import (
+    JwksSampler,
+    ResourceApi,
+    TokenLoad,
+    own_key_dir,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -59,10 +63,7 @@ def test_rotating_the_signing_key_under_load_fails_no_validation(
     extra_processes: Stack, tmp_path: Path
 ) -> None:
     stack = extra_processes
-    key_dir = tmp_path / "keys"
-    key_dir.mkdir(mode=0o700)
-    for key in sorted(stack.key_dir.glob("*.pem")):
-        shutil.copy2(key, key_dir / key.name)
+    key_dir = own_key_dir(stack, tmp_path)
     first_kid = load_key_set(key_dir).signing_key.kid
     env = {
         "SVC_KEY_DIR": str(key_dir),
