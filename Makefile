@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-peer bench-face bench-growth bench-memory bench-metrics chaos fuzz
+.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-peer bench-face bench-growth bench-memory bench-metrics bench-levers chaos fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ bench-backchannel: ## back-channel logout fan-out to 100 applications (prompt, a
 
 bench-metrics: ## the cost of metrics: token endpoint and userinfo with metrics on and off, alternating
 	@bash bench/run.sh --metrics
+
+bench-levers: ## the token service's lean transport on and off, in one process, interleaved
+	@bash bench/run.sh --levers
 
 bench-peer: ## side by side with node-oidc-provider (mem and pg adapters), same proxy and load, one table
 	@bash bench/run.sh --peer

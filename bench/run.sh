@@ -39,6 +39,10 @@ if [ "${1:-}" = "--profile" ]; then  # where the token service's time goes (issu
   shift
   exec uv run --frozen python -m bench.profile "$@"
 fi
+if [ "${1:-}" = "--levers" ]; then  # the token service's lean transport (issue 24): bench/levers.py
+  shift
+  exec uv run --frozen python -m bench.levers "$@"
+fi
 if [ "${1:-}" = "--peer" ]; then  # side by side with node-oidc-provider (issue 24): bench/peer/run.py
   shift
   command -v npm >/dev/null || apt_install npm

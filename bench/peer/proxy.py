@@ -7,7 +7,8 @@ the peer's workers: a copy of ``token_service``'s upstream block (the same ``kee
 and ``keepalive_timeout``), its servers replaced, plus ``hash $connection`` so that every
 request of one client connection goes to one worker (the mem adapter is per process; see
 bench/README.md). Copying rather than writing the blocks again keeps every proxy setting
-of the two sides the same, today and after the template changes.
+of the two sides the same, today and after the template changes; only our JWKS cache is
+left out of the peer's copy (:func:`without_jwks_cache`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,15 @@ def peer_blocks(conf: str, name: str, listen: str, ports: list[int]) -> str:
     server, count = re.subn(r"listen [^;]+;", f"listen {listen};", server, count=1)
     if count != 1:
         raise ValueError("no listen directive in the server block")
-    return f"\n    {upstream}\n{server}\n"
+    return f"\n    {upstream}\n{without_jwks_cache(server)}\n"
+
+
+def without_jwks_cache(server: str) -> str:
+    """The server block without our JWKS location: the proxy's cache of the key set is a
+    lever of ours (docs/performance.md "JWKS at the proxy"), which node-oidc-provider does
+    not ship, so its JWKS is proxied like its other ``/.well-known/`` answers."""
+    start, end = block(server, "location = /.well-known/jwks.json {")
+    return server[:start] + server[end:]
 
 
 def start(stack: Stack, port: int, peers: dict[str, tuple[int, list[int]]]) -> Process:

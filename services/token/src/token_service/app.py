@@ -10,6 +10,7 @@ from idp_common.config import Settings, load_settings
 from idp_common.operations.cleanup import periodic_cleanup
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.resources import open_resources
+from token_service import lean
 from token_service.controllers.authorize import AuthorizeController
 from token_service.controllers.discovery import discovery_router
 from token_service.controllers.introspect import IntrospectionController
@@ -31,7 +32,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             pause=settings.cleanup_batch_pause,
         )
 
-    return create_service_app(
+    service = create_service_app(
         settings,
         name="token",
         lifespans=[cleanup],
@@ -46,3 +47,6 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             UserinfoController,
         ],
     )
+    if settings.lean_routes:
+        lean.install(service.app)
+    return service

@@ -64,6 +64,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     jwks_cache_seconds: int = DISCOVERY_MAX_AGE_SECONDS
     jwks_proxy_seconds: int = 5
     key_reload_seconds: int = 10
+    # The token service's hot endpoints skip Litestar's routing and response layers
+    # (idp_common.web.lean_routes; docs/performance.md). false: the full stack, to compare.
+    lean_routes: bool = True
     secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
 
     access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS

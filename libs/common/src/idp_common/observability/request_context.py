@@ -63,6 +63,33 @@ def request_id_of(headers: Iterable[tuple[bytes, bytes]]) -> str:
     return new_request_id()
 
 
+class BoundRequest:
+    """One request's id, bound in the context until :func:`unbind_request_id`."""
+
+    __slots__ = ("header", "request_id", "started", "status", "token")
+
+    def __init__(self, request_id: str) -> None:
+        self.request_id = request_id
+        self.header = (HEADER, request_id.encode("ascii"))
+        self.started = time.perf_counter() if log.isEnabledFor(logging.DEBUG) else 0.0
+        self.status = 0
+        self.token = _REQUEST_ID.set(request_id)
+
+
+def bind_request_id(headers: Iterable[tuple[bytes, bytes]]) -> BoundRequest:
+    """Bind the caller's well-formed id (or a new one) for the log lines of this request."""
+    return BoundRequest(request_id_of(headers))
+
+
+def unbind_request_id(bound: BoundRequest, scope: Scope) -> None:
+    """The request's end: its DEBUG line (method, route template, status, duration)."""
+    if bound.started:
+        took = (time.perf_counter() - bound.started) * 1000
+        route = scope.get("path_template") or "(no route)"
+        log.debug("%s %s %d %.1f ms", scope.get("method"), route, bound.status, took)
+    _REQUEST_ID.reset(bound.token)
+
+
 class RequestContext:
     """Binds the request id for the request's life and returns it in the response."""
 
@@ -74,18 +101,14 @@ class RequestContext:
         if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
-        request_id = request_id_of(scope["headers"])
+        bound = bind_request_id(scope["headers"])
         if self.name_spans:
-            _name_server_span(scope, request_id)
-        timed = log.isEnabledFor(logging.DEBUG)
-        started = time.perf_counter() if timed else 0.0
-        status = 0
-        echoed = (HEADER, request_id.encode("ascii"))
+            _name_server_span(scope, bound.request_id)
+        echoed = bound.header
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
             if message["type"] == "http.response.start":
-                status = message["status"]
+                bound.status = message["status"]
                 headers = message.get("headers")
                 if isinstance(headers, list):
                     headers.append(echoed)
@@ -93,15 +116,10 @@ class RequestContext:
                     message["headers"] = [*(headers or ()), echoed]
             await send(message)
 
-        token = _REQUEST_ID.set(request_id)
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            if timed:
-                took = (time.perf_counter() - started) * 1000
-                route = scope.get("path_template") or "(no route)"
-                log.debug("%s %s %d %.1f ms", scope.get("method"), route, status, took)
-            _REQUEST_ID.reset(token)
+            unbind_request_id(bound, scope)
 
 
 def _name_server_span(scope: Scope, request_id: str) -> None:

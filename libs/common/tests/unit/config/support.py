@@ -40,6 +40,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "jwks_cache_seconds": ("600", 600),
     "jwks_proxy_seconds": ("30", 30),
     "key_reload_seconds": ("5", 5),
+    "lean_routes": ("false", False),
     "secrets_key": ("A" * 43, "A" * 43),
     "access_token_ttl": ("300", 300),
     "token_per_ip": ("60", 60),

@@ -29,6 +29,18 @@ from token_service.openapi_doc import IntrospectionOperation
 from token_service.token_hint import read_token_request
 
 
+async def introspection_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """The endpoint, whichever transport carries it (``token_service.lean``)."""
+    deps, token, client = await read_token_request(request, INTROSPECT, confidential_only=True)
+    if looks_like_jwt(token):
+        answer = await introspect_access_token(deps, token, client)
+    elif len(token) > 512:
+        answer = INACTIVE
+    else:
+        answer = await introspect_refresh_token(deps, token, client)
+    return json_response(answer)
+
+
 class IntrospectionController(OAuthController):
     @oauth_post(
         INTROSPECTION_PATH,
@@ -37,11 +49,4 @@ class IntrospectionController(OAuthController):
         IntrospectionOperation,
     )
     async def introspect(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        deps, token, client = await read_token_request(request, INTROSPECT, confidential_only=True)
-        if looks_like_jwt(token):
-            answer = await introspect_access_token(deps, token, client)
-        elif len(token) > 512:
-            answer = INACTIVE
-        else:
-            answer = await introspect_refresh_token(deps, token, client)
-        return json_response(answer)
+        return await introspection_endpoint(request)

@@ -33,29 +33,34 @@ from token_service.openapi_doc import TokenOperation
 _KNOWN: Final = field_names(TokenRequest)
 
 
+async def token_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """The endpoint, whichever transport carries it (``token_service.lean``)."""
+    deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
+    await enforce_token_limit(deps)
+    form = await read_form(request, _KNOWN)
+    grant_type = form.get("grant_type")
+    if grant_type is None:
+        raise InvalidRequest("grant_type is required")
+    client = await authenticate_client(
+        deps,
+        authorization=request.headers.get("authorization"),
+        client_id=form.get("client_id"),
+        client_secret=form.get("client_secret"),
+    )
+    grant = GRANTS.get(grant_type)
+    if grant is None:
+        raise UnsupportedGrantType(f"grant_type {grant_type} is not supported")
+    if grant.requires_client_auth and not client.is_confidential:
+        raise InvalidClient("this grant needs an authenticated confidential client")
+    if grant_type not in client.grant_types:
+        raise UnauthorizedClient(f"the client may not use {grant_type}")
+    allowed = grant.parameters | CLIENT_AUTH_FIELDS | {"grant_type"}
+    response = await grant.handle(to_struct(form, TokenRequest, allowed), client, deps)
+    count_token_issued(grant_type, confidential=client.is_confidential)
+    return json_response(response)
+
+
 class TokenController(OAuthController):
     @oauth_post(TOKEN_PATH, "token", "Exchange a grant for tokens (RFC 6749 §3.2)", TokenOperation)
     async def token(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
-        await enforce_token_limit(deps)
-        form = await read_form(request, _KNOWN)
-        grant_type = form.get("grant_type")
-        if grant_type is None:
-            raise InvalidRequest("grant_type is required")
-        client = await authenticate_client(
-            deps,
-            authorization=request.headers.get("authorization"),
-            client_id=form.get("client_id"),
-            client_secret=form.get("client_secret"),
-        )
-        grant = GRANTS.get(grant_type)
-        if grant is None:
-            raise UnsupportedGrantType(f"grant_type {grant_type} is not supported")
-        if grant.requires_client_auth and not client.is_confidential:
-            raise InvalidClient("this grant needs an authenticated confidential client")
-        if grant_type not in client.grant_types:
-            raise UnauthorizedClient(f"the client may not use {grant_type}")
-        allowed = grant.parameters | CLIENT_AUTH_FIELDS | {"grant_type"}
-        response = await grant.handle(to_struct(form, TokenRequest, allowed), client, deps)
-        count_token_issued(grant_type, confidential=client.is_confidential)
-        return json_response(response)
+        return await token_endpoint(request)

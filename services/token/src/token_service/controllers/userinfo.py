@@ -115,6 +115,14 @@ async def _answer(
     )
 
 
+async def userinfo_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """The endpoint, whichever transport carries it (``token_service.lean``)."""
+    token = await _presented_token(request)
+    ctx, now = token_context(request), int(time.time())
+    claims, client_id = await _claims(ctx, token, now)
+    return await _answer(ctx, claims, client_id, now)
+
+
 class UserinfoController(Controller):
     tags = ["oauth2"]
     exception_handlers = OAUTH_EXCEPTION_HANDLERS
@@ -128,7 +136,4 @@ class UserinfoController(Controller):
         operation_class=UserinfoOperation,
     )
     async def userinfo(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        token = await _presented_token(request)
-        ctx, now = token_context(request), int(time.time())
-        claims, client_id = await _claims(ctx, token, now)
-        return await _answer(ctx, claims, client_id, now)
+        return await userinfo_endpoint(request)
