@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any
 
 from bench import records as rec
 from bench.isolated import bench_stack, remove_bench_stack
-from bench.measure import say
+from bench.measure import ROOT, say
+from bench.memory_report import commit, machine
 from bench.metrics_cost import _measure_in_subprocess
 from tests.harness.stack import start_stack
 
@@ -46,6 +48,25 @@ def fixtures(stack: Any, refreshes: int) -> dict[str, Any]:
     }
 
 
+def table(rows: list[str], result: dict[str, Any], opts: argparse.Namespace) -> list[str]:
+    """The printed (and written) table, with the commit and the machine."""
+    lines = [
+        f"Lean transport on and off, in process: {opts.rounds} batches of {opts.batch} per arm"
+        " and row, interleaved; median CPU µs per request",
+        f"commit {json.dumps(commit())}; machine {json.dumps(machine())}",
+        "",
+        f"{'row':<20} {'full µs':>9} {'lean µs':>9} {'lean÷full':>10}  statuses",
+    ]
+    for row in rows:
+        full, lean = result[row]["full"], result[row]["lean"]
+        ratio = lean["median_us"] / full["median_us"]
+        lines.append(
+            f"{row:<20} {full['median_us']:>9.1f} {lean['median_us']:>9.1f} {ratio:>10.2f}"
+            f"  full {full['statuses']} lean {lean['statuses']}"
+        )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     rows = opts.rows.split(",")
@@ -63,14 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         env = {**stack.env, "BENCH_FIXTURES": str(fixture_file)}
         command = ["bench.levers_inprocess", ",".join(rows), str(opts.batch), str(opts.rounds)]
         result = _measure_in_subprocess(command, env)
-        print(f"\n{'row':<20} {'full µs':>9} {'lean µs':>9} {'lean÷full':>10}  statuses")
-        for row in rows:
-            full, lean = result[row]["full"], result[row]["lean"]
-            ratio = lean["median_us"] / full["median_us"]
-            print(
-                f"{row:<20} {full['median_us']:>9.1f} {lean['median_us']:>9.1f} {ratio:>10.2f}"
-                f"  full {full['statuses']} lean {lean['statuses']}"
-            )
+        lines = table(rows, result, opts)
+        print("\n".join(lines))
+        written = ROOT / "bench/results" / time.strftime("levers-%Y%m%dT%H%M%SZ.txt", time.gmtime())
+        written.write_text("\n".join(lines) + "\n")
+        say(f"written: {written}")
         return 0
     finally:
         remove_bench_stack(base, stack)
