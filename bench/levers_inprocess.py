@@ -27,33 +27,13 @@ from typing import Any
 
 import uvloop
 
-from bench.metrics_inprocess import lifespan_started, one
+from bench.metrics_inprocess import asgi_scope, lifespan_started, one
 from idp_common.config import load_settings
 from token_service.app import create_app
 
 IN_FLIGHT = 32
 FORM = "application/x-www-form-urlencoded"
 Request = tuple[dict[str, Any], bytes]
-
-
-def asgi_scope(method: str, path: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
-    raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-    if body:
-        raw.append((b"content-length", str(len(body)).encode()))
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.3"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"127.0.0.1"), *raw],
-        "client": ("127.0.0.1", 40000),
-        "server": ("127.0.0.1", 8101),
-    }
 
 
 def requests(row: str, fixtures: dict[str, Any]) -> Callable[[], Request]:

@@ -41,14 +41,19 @@ IN_FLIGHT = 32
 def scope_of(row: str, headers: dict[str, str]) -> tuple[dict[str, Any], bytes]:
     path = "/oauth2/token" if row == "client_credentials" else "/oauth2/userinfo"
     body = os.environ["BENCH_BODY"].encode() if row == "client_credentials" else b""
+    return asgi_scope("POST" if body else "GET", path, headers, body), body
+
+
+def asgi_scope(method: str, path: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
+    """The HTTP scope Granian would give the app for this request from 127.0.0.1."""
     raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
     if body:
         raw.append((b"content-length", str(len(body)).encode()))
-    scope = {
+    return {
         "type": "http",
         "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1",
-        "method": "POST" if body else "GET",
+        "method": method,
         "scheme": "http",
         "path": path,
         "raw_path": path.encode(),
@@ -58,7 +63,6 @@ def scope_of(row: str, headers: dict[str, str]) -> tuple[dict[str, Any], bytes]:
         "client": ("127.0.0.1", 40000),
         "server": ("127.0.0.1", 8101),
     }
-    return scope, body
 
 
 async def one(app: Any, scope: dict[str, Any], body: bytes) -> int:
