@@ -5,20 +5,26 @@ the same status, the same headers (name and value; the request id's value and th
 aside) and the same body (for a token, the same claims but for the per-token ones). The
 requests are the cases where the layers the lean path skips would show: errors with their
 own headers, a body over the route's limit, a body that is not a form, a caller's request
-id, a browser's ``Origin``, a wrong Host."""
+id, a browser's ``Origin``, a wrong Host; and the authorization request by GET in each of
+its answers (error page, redirect to sign in, error redirect, code), the code or challenge
+in the ``Location`` aside."""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 import pytest
 
 from idp_common.observability import tracing
+from idp_common.protocol.constants import SESSION_COOKIE_NAME
 from idp_common.web.lean_routes import LeanRoutes
+from tests.harness import records
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
 
@@ -29,6 +35,8 @@ ONE_PER_REQUEST = {"x-request-id"}  # compared by presence
 # Claims that differ between any two tokens issued for the same request.
 VARYING_CLAIMS = {"jti", "iat", "exp", "nbf"}
 API_SCOPE = "lean:read"
+# What a redirect carries that is new each time: the code, the sign-in challenge.
+ONE_PER_REDIRECT = re.compile(r"((?:^|[?&])(?:code|challenge)=)[^&]+")
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +65,12 @@ def comparable(
         for name, value in response.headers.multi_items()
         if name.lower() not in VARYING_HEADERS | ignored
     )
+    headers = [
+        (name, ONE_PER_REDIRECT.sub(r"\1(new)", value) if name == "location" else value)
+        for name, value in headers
+    ]
     body: Any = response.content
-    if response.headers.get("content-type", "").startswith("application/json"):
+    if response.content and response.headers.get("content-type", "").startswith("application/json"):
         body = response.json()
         if isinstance(body, dict) and "access_token" in body:
             body = {**body, "access_token": claims_of(body["access_token"])}
@@ -74,8 +86,9 @@ def both(
     **kwargs: Any,
 ) -> list[Any]:
     answers = []
+    cookies = kwargs.pop("cookies", None)
     for base in (stack.service_url("token"), full):
-        with httpx.Client(base_url=base, timeout=30) as client:
+        with httpx.Client(base_url=base, timeout=30, cookies=cookies) as client:
             answers.append(comparable(client.request(method, path, **kwargs), ignored))
     return answers
 
@@ -208,7 +221,15 @@ def test_the_token_service_installs_the_lean_routes(stack: Stack, monkeypatch: A
 
     for name, value in stack.env.items():
         monkeypatch.setenv(name, value)
-    assert isinstance(create_app(load_settings()).app.asgi_handler, LeanRoutes)
+    lean = create_app(load_settings()).app.asgi_handler
+    assert isinstance(lean, LeanRoutes)
+    assert set(lean.routes) == {
+        ("POST", "/oauth2/token"),
+        ("GET", "/oauth2/userinfo"),
+        ("POST", "/oauth2/userinfo"),
+        ("POST", "/oauth2/introspect"),
+        ("GET", "/oauth2/authorize"),
+    }
     monkeypatch.setenv("SVC_LEAN_ROUTES", "false")
     assert not isinstance(create_app(load_settings()).app.asgi_handler, LeanRoutes)
     monkeypatch.setenv("SVC_LEAN_ROUTES", "true")
@@ -230,3 +251,57 @@ def test_host_header_the_router_refuses_is_refused_alike(
     )
     assert lean == full
     assert lean[0] == 400
+
+
+@pytest.fixture(scope="module")
+def browser(stack: Stack) -> tuple[tf.AppClient, str]:
+    """A code-flow client and the cookie of a session whose person consented to it."""
+    client = tf.create_client(stack)
+    person = records.create_user(stack)
+    records.give_consent(stack, client.client_id, person.id, ["openid", "profile"])
+    cookie, _ = records.create_browser_session(stack, person.id)
+    return client, cookie
+
+
+def authorization(client_id: str, **extra: str) -> str:
+    params = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": tf.REDIRECT,
+        "scope": "openid profile",
+        "state": "st-1",
+        **extra,
+    }
+    return "/oauth2/authorize?" + urlencode(params)
+
+
+AUTHORIZE_CASES: dict[str, Any] = {
+    "unknown client (error page)": lambda c: (authorization("not-a-client"), False, 400),
+    "no session (to sign in)": lambda c: (authorization(c), False, 302),
+    "prompt=none, no session (error redirect)": lambda c: (
+        authorization(c, prompt="none"),
+        False,
+        302,
+    ),
+    "signed in and consented (code)": lambda c: (authorization(c), True, 302),
+    "repeated parameter (error redirect)": lambda c: (authorization(c) + "&scope=x", True, 302),
+    "not UTF-8 (error page)": lambda c: (authorization(c) + "&state=%ff", True, 400),
+}
+
+
+@pytest.mark.parametrize("case", list(AUTHORIZE_CASES))
+def test_an_authorization_request_is_answered_alike(
+    stack: Stack, full_stack: str, browser: tuple[tf.AppClient, str], case: str
+) -> None:
+    client, cookie = browser
+    path, signed_in, expected = AUTHORIZE_CASES[case](client.client_id)
+    cookies = {SESSION_COOKIE_NAME: cookie} if signed_in else {}
+    lean, full = both(stack, full_stack, "GET", path, cookies=cookies)
+    assert lean == full
+    status, headers, _ = lean
+    assert status == expected
+    location = dict(headers).get("location", "")
+    if case == "signed in and consented (code)":
+        assert location.startswith(tf.REDIRECT + "?code=(new)")
+    if case == "no session (to sign in)":
+        assert "/login?challenge=(new)" in location

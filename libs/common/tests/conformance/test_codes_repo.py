@@ -1,6 +1,7 @@
 """Contract of :mod:`idp_common.storage.repos.codes` against Postgres: a code is used at most
 once (concurrent exchanges: exactly one gets it), a refused code stays burnt, a failure
-before the commit leaves it usable, and a replay revokes its grant's refresh tokens."""
+after the burn leaves it usable and stores nothing, and a replay revokes its grant's
+refresh tokens."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ async def exchange(db: Db, code: str, verdict: Verdict = Verdict(), **changes: A
         "now": datetime.now(UTC),
         "person": PERSON,
         "decide": lambda code, person: verdict,
-        "before_commit": nothing,
+        "on_accept": nothing,
         "on_replay": replayed,
     }
     return await repo.exchange_authorization_code(db, code, **{**values, **changes})
@@ -89,15 +90,39 @@ async def test_a_refused_code_stays_burnt_and_issues_nothing(db: Db, holder: Hol
         await exchange(db, code)
 
 
-async def test_a_failure_before_the_commit_leaves_the_code_usable(db: Db, holder: Holder) -> None:
+async def test_a_failure_after_the_burn_takes_it_back(db: Db, holder: Holder) -> None:
     code = await new_code(db, holder)
+    grants: list[uuid.UUID] = []
 
-    async def redis_down(_: Any) -> None:
+    async def redis_down(done: Any) -> None:
+        grants.append(done.code.grant_id)
         raise ConnectionError("redis")
 
     with pytest.raises(ConnectionError):
-        await exchange(db, code, before_commit=redis_down)
+        await exchange(db, code, on_accept=redis_down)
+    async with db.hot.connection() as conn:  # the grant's refresh token was taken back
+        sql = "SELECT count(*) FROM refresh_tokens WHERE grant_id = $1"
+        assert await conn.fetchval(sql, grants[0]) == 0
     assert (await exchange(db, code)).refresh_token is not None
+
+
+async def test_a_replay_before_the_take_back_keeps_the_code_burnt(db: Db, holder: Holder) -> None:
+    """The code is presented again while its first exchange waits on Redis, which then
+    fails: the replay revoked the grant, and the take-back must not undo that."""
+    code = await new_code(db, holder)
+
+    async def replay_then_fail(_: Any) -> None:
+        with pytest.raises(CodeReplayed):
+            await exchange(db, code)
+        raise ConnectionError("redis")
+
+    with pytest.raises(ConnectionError):
+        await exchange(db, code, on_accept=replay_then_fail)
+    with pytest.raises(CodeReplayed):  # still burnt
+        await exchange(db, code)
+    async with db.hot.connection() as conn:  # its refresh token stays, revoked
+        sql = "SELECT count(*) FILTER (WHERE revoked_at IS NULL), count(*) FROM refresh_tokens"
+        assert tuple(await conn.fetchrow(sql)) == (0, 1)
 
 
 async def test_a_replay_revokes_the_grants_refresh_tokens(db: Db, holder: Holder) -> None:

@@ -94,6 +94,8 @@ async def test_a_refusal_changes_nothing(db: Db, holder: Holder) -> None:
         await rotate(db, holder, token, accept=refuse)
     with pytest.raises(InvalidGrant, match="refused"):  # wider scope: the reason is asked
         await rotate(db, holder, token, accept=refuse, requested=["api:write"])
+    async with db.hot.connection() as conn:  # no successor was left behind
+        assert await conn.fetchval("SELECT count(*) FROM refresh_tokens") == 1
     await rotate(db, holder, token)  # still active
 
 
@@ -118,6 +120,25 @@ async def test_a_reuse_revokes_the_family_and_audits_or_does_nothing(
             .where(AuditEvent.action == repo.AUDIT_REFRESH_REUSED)
         )
     assert audits == 1
+
+
+async def test_a_reuse_before_the_take_back_stays_revoked(db: Db, holder: Holder) -> None:
+    """The token is presented again while its rotation waits on Redis, which then fails:
+    the reuse revoked the family, and the take-back must not make the token active."""
+    token = await issue(db, holder)
+
+    async def reuse_then_fail(record: Any, person: Any) -> None:
+        with pytest.raises(RefreshTokenReused):
+            await rotate(db, holder, token)
+        raise ConnectionError("redis")
+
+    with pytest.raises(ConnectionError):
+        await rotate(db, holder, token, accept=reuse_then_fail)
+    with pytest.raises(InvalidGrant, match="expired or revoked"):
+        await rotate(db, holder, token)
+    async with db.hot.connection() as conn:  # the successor is gone, the token revoked
+        sql = "SELECT count(*), count(*) FILTER (WHERE revoked_at IS NOT NULL) FROM refresh_tokens"
+        assert tuple(await conn.fetchrow(sql)) == (1, 1)
 
 
 async def test_unknown_another_clients_and_expired_tokens_are_refused(

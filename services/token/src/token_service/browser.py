@@ -80,6 +80,4 @@ def error_page(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Sign-in refused</title><h1>Sign-in refused</h1><p>{html.escape(message)}</p>"
     ).encode()
-    return Response(
-        body, status_code=status, media_type="text/html; charset=utf-8", headers=headers
-    )
+    return Response(body, status_code=status, media_type="text/html", headers=headers)

@@ -64,6 +64,6 @@ def confirmation_page(
     return Response(
         body,
         status_code=200,
-        media_type="text/html; charset=utf-8",
+        media_type="text/html",
         headers={"Content-Security-Policy": csp, "X-Frame-Options": "DENY"},
     )

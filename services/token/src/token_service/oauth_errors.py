@@ -90,16 +90,6 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[byt
     return oauth_error_response(ServerError())
 
 
-def oauth_error_for(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    """The one mapping, for the transport that skips Litestar's handlers
-    (``idp_common.web.lean_routes``): the same answer each handler below gives."""
-    if isinstance(exc, OAuth2Error):
-        return oauth_error_response(exc)
-    if isinstance(exc, HTTPException):
-        return _http_error(request, exc)
-    return _unexpected(request, exc)
-
-
 OAUTH_EXCEPTION_HANDLERS: Final[ExceptionHandlersMap] = {
     OAuth2Error: _oauth_error,
     HTTPException: _http_error,

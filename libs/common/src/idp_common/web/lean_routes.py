@@ -12,7 +12,10 @@ the very endpoint function the route handler calls (one home per rule: the endpo
   ``before_send`` hooks (security headers, ``Connection: close`` while draining);
 - it binds the request id exactly as ``RequestContext`` does and sets
   ``scope["path_template"]`` for the request metrics;
-- an exception becomes a response through the app's one error mapping (``errors``).
+- an exception becomes a response through the exception handlers Litestar would use for
+  that route (its layers' ``exception_handlers``, resolved once and looked up the way
+  Litestar looks them up: the status code of an ``HTTPException``, then the exception's
+  classes in MRO order), so each route keeps the one error mapping of its app.
 
 A request with an ``Origin`` header (a browser's: CORS applies) and every other route take
 the full stack, and a service with tracing on installs no lean routes (its spans come from
@@ -22,19 +25,22 @@ Litestar's middleware). Measured in ``bench/`` before it stayed (docs/performanc
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from inspect import getmro
 from typing import Any, Final, cast
 
 from litestar import Litestar, Request, Response
 from litestar._asgi.utils import is_valid_host  # the router's own check, kept identical
 from litestar.enums import ScopeType
+from litestar.exceptions import HTTPException
 from litestar.handlers import HTTPRouteHandler
-from litestar.types import ASGIApp, HTTPScope, Receive, Scope, Send
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from litestar.types import ASGIApp, ExceptionHandlersMap, HTTPScope, Receive, Scope, Send
 
 from idp_common.observability import tracing
 from idp_common.observability.request_context import bind_request_id, unbind_request_id
 
-Endpoint = Callable[[Request[Any, Any, Any]], Awaitable[Response[bytes]]]
-ErrorMapping = Callable[[Request[Any, Any, Any], Exception], Response[bytes]]
+Endpoint = Callable[[Request[Any, Any, Any]], Awaitable[Response[Any]]]
 
 _ORIGIN: Final = b"origin"
 _HOST: Final = b"host"
@@ -48,11 +54,15 @@ def _takes_full_stack(headers: Iterable[tuple[bytes, bytes]]) -> bool:
     return False
 
 
-def encode_response(response: Response[bytes]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-    """Status, raw headers and body of an endpoint's ``Response`` (bytes content, no
-    cookies, no background task: what the lean endpoints return), as Litestar writes them."""
-    body = response.content
-    headers = [(b"content-type", (response.media_type or "application/json").encode("latin-1"))]
+def encode_response(response: Response[Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """Status, raw headers and body of an endpoint's or error handler's ``Response`` (no
+    cookies, no background task: what these return), as Litestar writes them."""
+    media_type = response.media_type or "application/json"
+    content = response.content
+    body = content if isinstance(content, bytes) else response.render(content, media_type)
+    if media_type.startswith("text/"):  # as Litestar's ASGIResponse names the encoding
+        media_type = f"{media_type}; charset={response.encoding}"
+    headers = [(b"content-type", media_type.encode("latin-1"))]
     headers.append((b"content-length", str(len(body)).encode("latin-1")))
     headers.extend(
         (name.lower().encode("latin-1"), value.encode("latin-1"))
@@ -61,18 +71,32 @@ def encode_response(response: Response[bytes]) -> tuple[int, list[tuple[bytes, b
     return response.status_code or 200, headers, body
 
 
+def find_exception_handler(handlers: ExceptionHandlersMap, exc: Exception) -> Any:
+    """The handler Litestar would pick for ``exc``: an ``HTTPException``'s status code
+    first, then the classes of ``exc`` in MRO order, then a 500 handler for any other
+    exception; None when there is none."""
+    if isinstance(exc, HTTPException):
+        if by_status := handlers.get(exc.status_code):
+            return by_status
+        fallback = None
+    else:
+        fallback = handlers.get(HTTP_500_INTERNAL_SERVER_ERROR)
+    return next((handlers[cls] for cls in getmro(type(exc)) if cls in handlers), fallback)
+
+
+@dataclass(frozen=True)
+class LeanRoute:
+    endpoint: Endpoint
+    handler: HTTPRouteHandler  # the Litestar route handler of the same path
+    exception_handlers: ExceptionHandlersMap  # resolved through its layers
+
+
 class LeanRoutes:
     """Serves the ``routes`` (exact method and path) itself, everything else by ``app``."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        routes: Mapping[tuple[str, str], tuple[Endpoint, HTTPRouteHandler]],
-        errors: ErrorMapping,
-    ) -> None:
+    def __init__(self, app: ASGIApp, routes: Mapping[tuple[str, str], LeanRoute]) -> None:
         self.app = app
         self.routes = dict(routes)
-        self.errors = errors
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         route = None
@@ -84,22 +108,21 @@ class LeanRoutes:
         await self._serve(route, cast(HTTPScope, scope), receive, send)
 
     async def _serve(
-        self,
-        route: tuple[Endpoint, HTTPRouteHandler],
-        scope: HTTPScope,
-        receive: Receive,
-        send: Send,
+        self, route: LeanRoute, scope: HTTPScope, receive: Receive, send: Send
     ) -> None:
-        endpoint, scope["route_handler"] = route  # its body limit applies (Request.body)
+        scope["route_handler"] = route.handler  # its body limit applies (Request.body)
         scope["path_template"] = scope["path"]
         scope.setdefault("path_params", {})
         bound = bind_request_id(scope["headers"])
         try:
             request: Request[Any, Any, Any] = Request(scope, receive, send)
             try:
-                response = await endpoint(request)
+                response = await route.endpoint(request)
             except Exception as exc:
-                response = self.errors(request, exc)
+                handle = find_exception_handler(route.exception_handlers, exc)
+                if handle is None:
+                    raise
+                response = handle(request, exc)
             status, headers, body = encode_response(response)
             bound.status = status
             headers.append(bound.header)
@@ -109,19 +132,18 @@ class LeanRoutes:
             unbind_request_id(bound, scope)
 
 
-def install_lean_routes(
-    app: Litestar, routes: Mapping[tuple[str, str], Endpoint], errors: ErrorMapping
-) -> bool:
+def install_lean_routes(app: Litestar, routes: Mapping[tuple[str, str], Endpoint]) -> bool:
     """Put :class:`LeanRoutes` in place of ``app``'s ASGI handler, unless tracing is on;
     each route must be one the app's router serves at that exact path (its handler's
-    settings, such as the body limit, still apply). True when installed."""
+    settings, such as the body limit and the exception handlers, still apply). True when
+    installed."""
     if tracing.enabled():
         return False
-    resolved: dict[tuple[str, str], tuple[Endpoint, HTTPRouteHandler]] = {}
+    resolved: dict[tuple[str, str], LeanRoute] = {}
     for (method, path), endpoint in routes.items():
         _, handler, _, _, template = app.asgi_router.handle_routing(path=path, method=method)
         if template != path or not isinstance(handler, HTTPRouteHandler):
             raise ValueError(f"{method} {path} is not a route of its own (template {template})")
-        resolved[method, path] = (endpoint, handler)
-    app.asgi_handler = LeanRoutes(app.asgi_handler, resolved, errors)
+        resolved[method, path] = LeanRoute(endpoint, handler, handler.resolve_exception_handlers())
+    app.asgi_handler = LeanRoutes(app.asgi_handler, resolved)
     return True

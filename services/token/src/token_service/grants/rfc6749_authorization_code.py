@@ -19,13 +19,14 @@ sent for a code without a challenge is refused (PKCE downgrade, RFC 9700 §2.1.1
 
 One repository call burns the code (``exchange_authorization_code`` of
 ``idp_common.storage.repos.codes``: one statement that also reads the person), and
-:func:`judge_code` decides in its transaction. The code is burnt on every failure after
-it was found (the failure is committed, then audited), so a wrong verifier or redirect
-URI cannot be retried. A code that passes is burnt with the grant's first refresh token,
-and the transaction commits only after the new access token's ``jti`` is tracked in
-Redis; a replay lists the grant's access tokens as revoked before the refresh tokens'
-revocation commits. So a Redis failure changes nothing and answers 503, and the client's
-retry with the same code is an exchange, not a replay (issue #19, attack 5).
+:func:`judge_code` decides on what it read. The code is burnt on every failure after it
+was found (the failure is committed, then audited), so a wrong verifier or redirect URI
+cannot be retried. For a code that passes, the grant's first refresh token is stored and
+the new access token's ``jti`` tracked in Redis; if either fails, the repository takes
+both back (the refresh token deleted, the code un-burnt). A replay lists the grant's
+access tokens as revoked before the refresh tokens' revocation commits. So a Redis
+failure answers 503 and leaves the code usable: the client's retry with the same code is
+an exchange, not a replay (issue #19, attack 5).
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class AuthorizationCodeGrant:
             raise InvalidRequest("redirect_uri is required")
         ident = new_access_token_id(deps)
 
-        async def before_commit(done: Exchanged[Person, CodeVerdict]) -> None:
+        async def on_accept(done: Exchanged[Person, CodeVerdict]) -> None:
             await track_access_token(deps, done.code.grant_id, ident)
 
         async def on_replay(grant_id: uuid.UUID, revoked: int) -> AuditEntry:
@@ -139,7 +140,7 @@ class AuthorizationCodeGrant:
             now=deps.now_dt,
             person=PERSON,
             decide=lambda code, person: judge_code(code, person, client, req, deps.now_dt),
-            before_commit=before_commit,
+            on_accept=on_accept,
             on_replay=on_replay,
         )
         code, refusal = done.code, done.decision.refusal

@@ -19,10 +19,11 @@ returned when ``openid`` is in the scope (OIDC Core §12.2).
 
 One repository call spends the token (``rotate_refresh_token`` of
 ``idp_common.storage.repos.refresh_tokens``: usually one statement that also reads the
-person). Its transaction commits only after :func:`accept_rotation` agreed and the new
-access token's ``jti`` is tracked in Redis, and a reuse lists the grant's access tokens
-as revoked before the family's revocation commits: a Redis failure changes nothing,
-answers 503, and the client's retry with the same token works (issue #19, attack 5;
+person) and commits it; then :func:`accept_rotation` agrees and the new access token's
+``jti`` is tracked in Redis, and if either refuses or fails the repository takes the
+rotation back (successor deleted, token un-spent). A reuse lists the grant's access
+tokens as revoked before the family's revocation commits. So a Redis failure answers 503
+and the client's retry with the same token works (issue #19, attack 5;
 ``token_service.issuance``).
 """
 

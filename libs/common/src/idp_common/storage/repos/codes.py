@@ -8,11 +8,13 @@ Contract:
 - **Used at most once.** :func:`exchange_authorization_code` burns the code with one
   atomic ``UPDATE … SET consumed_at WHERE consumed_at IS NULL RETURNING`` that also reads
   the caller's joined row (the person); of concurrent exchanges of one code exactly one
-  gets it. The burn commits whatever the caller decides (``decide``: a refused code cannot
-  be tried again), with the grant's first refresh token when ``decide`` asks for one, and
-  only after ``before_commit`` ran for an accepted code (the token service tracks the new
-  access token in Redis there: a Redis failure rolls the burn back, issue #19 attack 5).
-  Expiry is the caller's check, so an expired code is burnt too.
+  gets it. The burn commits by itself, whatever the caller decides (``decide``: a refused
+  code cannot be tried again); for an accepted code the grant's first refresh token is
+  stored next when ``decide`` asks for one, then ``on_accept`` runs (the token service
+  tracks the new access token in Redis there). When either fails, one compensating
+  statement deletes the grant's refresh token and un-burns the code, so the client's retry
+  works (issue #19 attack 5, #21). Two round trips instead of a transaction's four (issue
+  #24). Expiry is the caller's check, so an expired code is burnt too.
 - **A replay revokes the grant.** A code found already used revokes every refresh token of
   its grant, writes the caller's audit row and runs ``on_replay`` (Redis) in one
   transaction, committed before :class:`CodeReplayed` is raised. Unknown → ``InvalidGrant``.
@@ -94,6 +96,15 @@ _INSERT: Final = f"""
 INSERT INTO authorization_codes (code_digest, {", ".join(_FIELDS)})
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 """  # noqa: S608 - fixed text, values are parameters
+#: Take back an accepted exchange that could not finish (``$1`` the code's digest, ``$2``
+#: the burn's time, ``$3`` its grant): its refresh token goes and the code is usable again,
+#: unless a replay in between revoked the grant (then both stay as the replay left them).
+_UNDO: Final = """
+WITH gone AS (DELETE FROM refresh_tokens WHERE grant_id = $3 AND revoked_at IS NULL)
+UPDATE authorization_codes SET consumed_at = NULL
+WHERE code_digest = $1 AND consumed_at = $2 AND NOT EXISTS (
+    SELECT 1 FROM refresh_tokens WHERE grant_id = $3 AND revoked_at IS NOT NULL)
+"""
 _CONSUME: Final = f"""
 WITH used AS (
     UPDATE authorization_codes AS c SET consumed_at = $2
@@ -159,6 +170,28 @@ def code_of(row: Any) -> CodeGrant:
     return CodeGrant(**values)
 
 
+async def _first_refresh_token(
+    pool: HotPool, grant: CodeGrant, scope: str | None, now: datetime
+) -> str | None:
+    if scope is None:
+        return None
+    async with pool.connection() as conn:
+        return await issue_refresh_token(
+            conn,
+            family_id=uuid.uuid4(),
+            grant_id=grant.grant_id,
+            parent_id=None,
+            client_pk=grant.client_pk,
+            user_id=grant.user_id,
+            scope=scope,
+            session_sid=grant.session_sid,
+            auth_time=grant.auth_time,
+            acr=grant.acr,
+            amr=grant.amr,
+            now=now,
+        )
+
+
 async def exchange_authorization_code(
     db: Database,
     code: str,
@@ -166,36 +199,27 @@ async def exchange_authorization_code(
     now: datetime,
     person: JoinedRead[P],
     decide: Callable[[CodeGrant, P | None], D],
-    before_commit: Callable[[Exchanged[P, D]], Awaitable[None]],
+    on_accept: Callable[[Exchanged[P, D]], Awaitable[None]],
     on_replay: Callable[[uuid.UUID, int], Awaitable[AuditEntry]],
 ) -> Exchanged[P, D]:
     """Burn ``code``; see the module. ``on_replay`` gets the grant id and the number of
     refresh tokens revoked, and returns the audit row to write."""
-    async with db.hot.transaction() as conn:
+    async with db.hot.connection() as conn:
         row = await conn.fetchrow(_CONSUME.format(person.columns), digest(code), now)
-        if row is not None:
-            grant, holder = code_of(row), person.parse(row, _WIDTH)
-            decision = decide(grant, holder)
-            refresh = None
-            if decision.refresh_scope is not None:
-                refresh = await issue_refresh_token(
-                    conn,
-                    family_id=uuid.uuid4(),
-                    grant_id=grant.grant_id,
-                    parent_id=None,
-                    client_pk=grant.client_pk,
-                    user_id=grant.user_id,
-                    scope=decision.refresh_scope,
-                    session_sid=grant.session_sid,
-                    auth_time=grant.auth_time,
-                    acr=grant.acr,
-                    amr=grant.amr,
-                    now=now,
-                )
+    if row is not None:
+        grant, holder = code_of(row), person.parse(row, _WIDTH)
+        decision = decide(grant, holder)
+        if decision.refused:
+            return Exchanged(grant, holder, decision, None)
+        try:
+            refresh = await _first_refresh_token(db.hot, grant, decision.refresh_scope, now)
             done = Exchanged(grant, holder, decision, refresh)
-            if not decision.refused:
-                await before_commit(done)
-            return done
+            await on_accept(done)
+        except BaseException:
+            async with db.hot.connection() as conn:
+                await conn.execute(_UNDO, digest(code), now, grant.grant_id)
+            raise
+        return done
     async with db.sessions() as session:
         found = await statements(session).fetchrow(
             "SELECT grant_id FROM authorization_codes WHERE code_digest = $1", digest(code)

@@ -5,9 +5,12 @@ rotated on every use (DESIGN.md §2; docs/decisions.md "Token endpoint performan
 - **Spent at most once.** :func:`rotate_refresh_token` spends with one atomic ``UPDATE …
   WHERE <active> … RETURNING`` that also inserts the successor (same family, parent the
   spent row). Of concurrent spends of one token exactly one wins; the others wait for the
-  row lock, then find it spent (a reuse). The transaction commits only after the caller's
-  ``accept`` ran (the token service lists the new access token in Redis there); when
-  ``accept`` raises, nothing changes.
+  row lock, then find it spent (a reuse). That statement commits by itself (one round trip,
+  issue #24); then the caller's ``accept`` runs (the token service lists the new access
+  token in Redis there), and when it raises, one compensating statement deletes the
+  successor and un-spends the token, so nothing has changed when the error reaches the
+  client (issue #21). A concurrent presentation of the same token in between is a reuse
+  and revokes the family, which the compensation leaves revoked.
 - **Reuse revokes the family**, audits ``token.refresh_reused`` and runs ``on_reuse`` (the
   grant's access tokens go on the Redis revocation list) in one transaction, committed
   before :class:`RefreshTokenReused` is raised; if ``on_reuse`` fails nothing commits and
@@ -102,6 +105,13 @@ WITH spent AS (
 )
 SELECT {{0}}, {{1}} FROM spent AS s LEFT JOIN users AS u ON u.id = s.user_id
 """  # noqa: S608 - fixed text, values are parameters
+#: Take back a rotation (``$1`` the spent digest, ``$2`` the successor's, ``$3`` the
+#: spend's time): the successor goes, its parent is active again unless revoked meanwhile.
+_UNDO: Final = """
+WITH child AS (DELETE FROM refresh_tokens WHERE token_digest = $2 RETURNING parent_id)
+UPDATE refresh_tokens SET spent_at = NULL
+WHERE token_digest = $1 AND spent_at = $3 AND id IN (SELECT parent_id FROM child)
+"""
 _FIND: Final = f"""
 SELECT {{0}}, {active_sql("s", "$2")}, {{1}}
 FROM refresh_tokens AS s LEFT JOIN users AS u ON u.id = s.user_id
@@ -155,10 +165,15 @@ async def rotate_refresh_token(
     successor = secrets.token_urlsafe(32)
     args = (digest(token), client_pk, now, requested, digest(successor))
     expires = now + timedelta(seconds=REFRESH_TOKEN_TTL_SECONDS)
-    async with db.hot.transaction() as conn:
+    async with db.hot.connection() as conn:
         row = await conn.fetchrow(_statement(_SPEND, person), *args, expires)
-        if row is not None:
+    if row is not None:
+        try:
             return await accept(record_of(row), person.parse(row, _WIDTH)), successor
+        except BaseException:
+            await _undo_rotation(db, args[0], args[4], now)
+            raise
+    async with db.hot.transaction() as conn:
         row = await conn.fetchrow(_statement(_FIND, person), args[0], now)
         found = None if row is None else record_of(row)
         where = standing(found, row is not None and row[_WIDTH], client_pk)
@@ -191,6 +206,13 @@ async def rotate_refresh_token(
         await session.commit()
     log.warning("refresh token reuse: family %s revoked (%d rows)", found.family_id, revoked)
     raise reused
+
+
+async def _undo_rotation(db: Database, spent: bytes, successor: bytes, now: datetime) -> None:
+    """Take back a committed rotation its caller refused: delete the successor, and
+    un-spend its parent if the spend was this one (a reuse in between revoked both)."""
+    async with db.hot.connection() as conn:
+        await conn.execute(_UNDO, spent, successor, now)
 
 
 async def issue_refresh_token(
