@@ -39,7 +39,11 @@ from idp_common.storage.db.engine import Db, statements
 from idp_common.storage.db.expiry import EARLIEST, Swept, delete_expired_batch
 from idp_common.storage.db.hot_pool import Database, HotPool, JoinedRead
 from idp_common.storage.repos.audit import AuditEntry, write_audit
-from idp_common.storage.repos.refresh_tokens import issue_refresh_token, revoke_by_grant_id
+from idp_common.storage.repos.refresh_tokens import (
+    issue_refresh_token,
+    revoke_by_grant_id,
+    take_back_first_refresh_token,
+)
 
 P = TypeVar("P")
 D = TypeVar("D", bound="CodeDecision")
@@ -96,14 +100,9 @@ _INSERT: Final = f"""
 INSERT INTO authorization_codes (code_digest, {", ".join(_FIELDS)})
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 """  # noqa: S608 - fixed text, values are parameters
-#: Take back an accepted exchange that could not finish (``$1`` the code's digest, ``$2``
-#: the burn's time, ``$3`` its grant): its refresh token goes and the code is usable again,
-#: unless a replay in between revoked the grant (then both stay as the replay left them).
-_UNDO: Final = """
-WITH gone AS (DELETE FROM refresh_tokens WHERE grant_id = $3 AND revoked_at IS NULL)
-UPDATE authorization_codes SET consumed_at = NULL
-WHERE code_digest = $1 AND consumed_at = $2 AND NOT EXISTS (
-    SELECT 1 FROM refresh_tokens WHERE grant_id = $3 AND revoked_at IS NOT NULL)
+#: Un-burn a code (``$1`` its digest, ``$2`` the burn's time) whose exchange was taken back.
+_UNBURN: Final = """
+UPDATE authorization_codes SET consumed_at = NULL WHERE code_digest = $1 AND consumed_at = $2
 """
 _CONSUME: Final = f"""
 WITH used AS (
@@ -192,6 +191,15 @@ async def _first_refresh_token(
         )
 
 
+async def _take_back(pool: HotPool, code: str, burnt_at: datetime, grant_id: uuid.UUID) -> None:
+    """An accepted exchange that could not finish: its refresh token goes and the code is
+    usable again, unless a replay in between revoked the grant (then both stay as the
+    replay left them). A rare path: one transaction, two statements."""
+    async with pool.transaction() as conn:
+        if await take_back_first_refresh_token(conn, grant_id):
+            await conn.execute(_UNBURN, digest(code), burnt_at)
+
+
 async def exchange_authorization_code(
     db: Database,
     code: str,
@@ -216,8 +224,7 @@ async def exchange_authorization_code(
             done = Exchanged(grant, holder, decision, refresh)
             await on_accept(done)
         except BaseException:
-            async with db.hot.connection() as conn:
-                await conn.execute(_UNDO, digest(code), now, grant.grant_id)
+            await _take_back(db.hot, code, now, grant.grant_id)
             raise
         return done
     async with db.sessions() as session:

@@ -215,6 +215,22 @@ async def _undo_rotation(db: Database, spent: bytes, successor: bytes, now: date
         await conn.execute(_UNDO, spent, successor, now)
 
 
+#: An exchange taken back (``$1`` its grant): the grant's refresh tokens go unless revoked;
+#: true when none was revoked (no replay of the code revoked the grant meanwhile).
+_TAKE_BACK_FIRST: Final = """
+WITH gone AS (DELETE FROM refresh_tokens WHERE grant_id = $1 AND revoked_at IS NULL)
+SELECT NOT EXISTS (SELECT 1 FROM refresh_tokens WHERE grant_id = $1 AND revoked_at IS NOT NULL)
+"""
+
+
+async def take_back_first_refresh_token(db: Db, grant_id: uuid.UUID) -> bool:
+    """Delete the first refresh token of an exchange taken back (``storage.repos.codes``),
+    in the caller's transaction; False when a replay revoked the grant meanwhile (then
+    nothing is deleted that the revocation marked)."""
+    row = await statements(db).fetchrow(_TAKE_BACK_FIRST, grant_id)
+    return bool(row[0])
+
+
 async def issue_refresh_token(
     db: Db,
     *,
