@@ -106,6 +106,17 @@ async def test_a_failure_after_the_burn_takes_it_back(db: Db, holder: Holder) ->
     assert (await exchange(db, code)).refresh_token is not None
 
 
+async def test_a_decision_that_fails_leaves_the_code_usable(db: Db, holder: Holder) -> None:
+    code = await new_code(db, holder)
+
+    def broken(code: Any, person: Any) -> Verdict:
+        raise RuntimeError("a bug in the caller's decision")
+
+    with pytest.raises(RuntimeError):
+        await exchange(db, code, decide=broken)
+    assert (await exchange(db, code)).refresh_token is not None
+
+
 async def test_a_replay_before_the_take_back_keeps_the_code_burnt(db: Db, holder: Holder) -> None:
     """The code is presented again while its first exchange waits on Redis, which then
     fails: the replay revoked the grant, and the take-back must not undo that."""

@@ -215,11 +215,12 @@ async def exchange_authorization_code(
     async with db.hot.connection() as conn:
         row = await conn.fetchrow(_CONSUME.format(person.columns), digest(code), now)
     if row is not None:
-        grant, holder = code_of(row), person.parse(row, _WIDTH)
-        decision = decide(grant, holder)
-        if decision.refused:
-            return Exchanged(grant, holder, decision, None)
-        try:
+        grant = code_of(row)
+        try:  # anything but a refusal after the burn takes it back
+            holder = person.parse(row, _WIDTH)
+            decision = decide(grant, holder)
+            if decision.refused:
+                return Exchanged(grant, holder, decision, None)
             refresh = await _first_refresh_token(db.hot, grant, decision.refresh_scope, now)
             done = Exchanged(grant, holder, decision, refresh)
             await on_accept(done)
