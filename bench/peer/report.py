@@ -93,8 +93,10 @@ def _num(value: float | None, fmt: str = ",.0f") -> str:
     return "-" if value is None else format(value, fmt)
 
 
-def ratio(grid: dict[tuple[str, str], Cell], row: str, other: str) -> float | None:
-    ours, peer = grid.get((row, "ours")), grid.get((row, other))
+def ratio(
+    grid: dict[tuple[str, str], Cell], row: str, other: str, of: str = "ours"
+) -> float | None:
+    ours, peer = grid.get((row, of)), grid.get((row, other))
     return ours.rate / peer.rate if ours and peer and peer.rate else None
 
 
@@ -128,10 +130,10 @@ def render(table: Table) -> str:
             if c is None:
                 continue
             ratios = ""
-            if system.key == "ours":
+            if system.key in ("ours", "floor"):
                 ratios = (
-                    f"  {_num(ratio(grid, row, 'peer_pg'), '.2f'):>7} "
-                    f"{_num(ratio(grid, row, 'peer_mem'), '.2f'):>8}"
+                    f"  {_num(ratio(grid, row, 'peer_pg', system.key), '.2f'):>7} "
+                    f"{_num(ratio(grid, row, 'peer_mem', system.key), '.2f'):>8}"
                 )
             name = f"{label} ({unit})" if first else ""
             first = False
@@ -195,6 +197,31 @@ def summary(table: Table, grid: dict[tuple[str, str], Cell]) -> list[str]:
             f"| {label} ({unit}) | {rates['peer_mem']} | {rates['peer_pg']} | {rates['ours']} "
             f"| {rates['ours_direct']} | {_num(ratio(grid, row, 'peer_pg'), '.2f')} "
             f"| {_num(ratio(grid, row, 'peer_mem'), '.2f')} |"
+        )
+    return out + floor_summary(table, grid)
+
+
+def floor_summary(table: Table, grid: dict[tuple[str, str], Cell]) -> list[str]:
+    """The Python floor (bench/peer/floor.py: the same signatures and nothing else, under
+    Granian, through the proxy) against the peers and against ours, for the rows it runs."""
+    rows = [(row, label, unit) for row, label, unit in ROWS if (row, "floor") in grid]
+    if not rows:
+        return []
+    out = [
+        "",
+        "The Python floor: the same signatures and nothing else, under Granian (RSGI), "
+        "through the proxy",
+        "",
+        f"| row (median of {table.opts.runs}) | py floor | floor ÷ pg | floor ÷ mem "
+        "| ours ÷ floor |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row, label, unit in rows:
+        out.append(
+            f"| {label} ({unit}) | {_num(grid[row, 'floor'].rate)} "
+            f"| {_num(ratio(grid, row, 'peer_pg', 'floor'), '.2f')} "
+            f"| {_num(ratio(grid, row, 'peer_mem', 'floor'), '.2f')} "
+            f"| {_num(ratio(grid, row, 'floor'), '.2f')} |"
         )
     return out
 

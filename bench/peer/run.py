@@ -12,6 +12,7 @@ to ``bench/results/``, and removes everything it started.
 from __future__ import annotations
 
 import argparse
+import secrets
 import shutil
 import signal
 import subprocess
@@ -24,15 +25,19 @@ from bench.isolated import bench_stack
 from bench.measure import say
 from bench.peer import node, proxy, report
 from bench.peer.systems import (
+    FLOOR_REDIRECT,
+    FLOOR_ROWS,
     ROWS,
     SPARE_REFRESH,
     Measurement,
     System,
+    code_job,
     measure,
     ours_code_job,
     peer_code_job,
 )
 from tests.harness import infra
+from tests.harness.process import Process
 from tests.harness.stack import SERVICES, Stack, remove_stack, start_stack
 
 PEOPLE = 64
@@ -54,7 +59,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--only", default=",".join(key for key, _, _ in ROWS), help="comma-separated rows"
     )
     parser.add_argument(
-        "--systems", default="ours,ours_direct,peer_mem,peer_pg", help="comma-separated systems"
+        "--systems",
+        default="ours,ours_direct,peer_mem,peer_pg,floor",
+        help="comma-separated systems",
     )
     parser.add_argument(
         "--peer-accounts",
@@ -117,6 +124,36 @@ def ours(stack: Stack, fixtures: rec.Fixtures, proxy_pid: int, proxy_port: int) 
     ]
 
 
+def floor_system(stack: Stack, proxy_pid: int, proxy_port: int, floor_pid: int) -> System:
+    """The Python floor (``bench/peer/floor.py``) through the proxy, on the signing rows."""
+    return System(
+        "floor",
+        "py floor",
+        proxy_port,
+        {
+            "server": ProcessClass(roots=(floor_pid,)),
+            "postgres": ProcessClass(),
+            "redis": REDIS,
+            "proxy": ProcessClass(roots=(proxy_pid,)),
+        },
+        "Basic Zmxvb3I6Zmxvb3I=",  # floor:floor, never checked
+        "grant_type=client_credentials",
+        "",
+        lambda n: [secrets.token_urlsafe(32) for _ in range(n)],
+        "",
+        {**code_job("floor-client", "floor", FLOOR_REDIRECT, "openid", None), "cookies": ["f=1"]},
+        rows=FLOOR_ROWS,
+    )
+
+
+def start_floor(stack: Stack, workers: int) -> Process:
+    port = infra.free_port()
+    command = [sys.executable, "-m", "bench.peer.floor", str(stack.key_dir), str(port)]
+    process = stack.spawn("py-floor", [*command, str(workers)], port, {})
+    stack.wait_until_up(process, "/")
+    return process
+
+
 def peer_system(peer: node.Peer, proxy_pid: int, proxy_port: int) -> System:
     assert peer.process is not None
     pool = iter(peer.refresh_tokens)
@@ -162,6 +199,27 @@ class _Stop:
         signal.signal(signal.SIGTERM, self)
 
 
+def measure_all(systems: list[System], opts: argparse.Namespace) -> list[Measurement]:
+    """Every row, ``opts.runs`` times, the systems alternating (the order rotated per run)."""
+    measurements: list[Measurement] = []
+    for row, _, _ in ROWS:
+        if row not in opts.only:
+            continue
+        for run in range(opts.runs):
+            turn = run % len(systems)
+            for system in systems[turn:] + systems[:turn]:
+                if not system.measures(row):
+                    continue
+                m = measure(row, system, opts, run, opts.concurrency)
+                errors = f", {m.result.error_count} errors" if m.result.error_count else ""
+                say(
+                    f"  {row} run {run + 1} {system.label}: "
+                    f"{m.result.rate:,.0f} {m.result.unit}{errors}"
+                )
+                measurements.append(m)
+    return measurements
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     node.ensure_installed()
@@ -181,9 +239,11 @@ def main(argv: list[str] | None = None) -> int:
         for adapter in ("mem", "pg"):
             issuer = f"http://127.0.0.1:{peer_ports[adapter]}"
             peers.append(node.new_peer(adapter, issuer, opts.workers, stack.run_id))
-        nginx = proxy.start(
-            stack, proxy_port, {p.adapter: (peer_ports[p.adapter], p.ports) for p in peers}
-        )
+        floor = start_floor(stack, opts.workers)
+        floor_port = infra.free_port()
+        upstreams = {p.adapter: (peer_ports[p.adapter], p.ports) for p in peers}
+        upstreams["floor"] = (floor_port, [floor.port])
+        nginx = proxy.start(stack, proxy_port, upstreams)
         refresh_pool = opts.runs * (opts.concurrency + SPARE_REFRESH)
         for peer in peers:
             say(f"starting the peer ({peer.adapter}) and signing {opts.concurrency} people in")
@@ -192,23 +252,11 @@ def main(argv: list[str] | None = None) -> int:
             node.end_setup(peer)
         systems = ours(stack, fixtures, nginx.popen.pid, proxy_port)
         systems += [peer_system(p, nginx.popen.pid, peer_ports[p.adapter]) for p in peers]
+        systems.append(floor_system(stack, nginx.popen.pid, floor_port, floor.popen.pid))
         systems = [s for s in systems if s.key in opts.systems]
         say("OpenSSL RSA-2048 signatures per second, one process")
         sign_before = openssl_sign_rate()
-        measurements: list[Measurement] = []
-        for row, _, _ in ROWS:
-            if row not in opts.only:
-                continue
-            for run in range(opts.runs):
-                turn = run % len(systems)
-                for system in systems[turn:] + systems[:turn]:
-                    m = measure(row, system, opts, run, opts.concurrency)
-                    errors = f", {m.result.error_count} errors" if m.result.error_count else ""
-                    say(
-                        f"  {row} run {run + 1} {system.label}: "
-                        f"{m.result.rate:,.0f} {m.result.unit}{errors}"
-                    )
-                    measurements.append(m)
+        measurements = measure_all(systems, opts)
         sign_after = openssl_sign_rate()
         per_worker = {f"peer {p.adapter}": node.stop(stack, p) for p in peers}
         table = report.Table(opts, systems, measurements, (sign_before, sign_after), per_worker)

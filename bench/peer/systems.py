@@ -25,6 +25,9 @@ ROWS = (
     ("refresh", "refresh with rotation", "req/s"),
     ("code_flow", "code flow, authorize + exchange", "flows/s"),
 )
+#: The rows the Python floor (bench/peer/floor.py) takes part in: those that sign.
+FLOOR_ROWS = frozenset({"client_credentials", "refresh", "code_flow"})
+FLOOR_REDIRECT = "http://127.0.0.1/floor/cb"
 #: Single-use tokens each connection may fall back on after a failed refresh, per run.
 SPARE_REFRESH = 16
 #: What a code flow's token answer must hold to count (on every system).
@@ -43,10 +46,14 @@ class System:
     refresh_tokens: Callable[[int], list[str]]  # n fresh tokens, each first of its family
     refresh_extra: str
     code_job: dict[str, Any]
+    rows: frozenset[str] | None = None  # the rows it takes part in (None: all)
 
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def measures(self, row: str) -> bool:
+        return self.rows is None or row in self.rows
 
     def host_job(self) -> dict[str, Any]:
         return {"host": "127.0.0.1", "port": self.port, "host_header": f"127.0.0.1:{self.port}"}
