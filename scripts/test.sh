@@ -21,6 +21,18 @@ uv run --frozen ruff check .
 uv run --frozen mypy
 uv run --frozen lint-imports
 
-say "tests"
 export IDP_TEST_PG_ADMIN_URL="$IDP_PG_ADMIN_URL"
-exec uv run --frozen pytest "$@"
+if [ "$#" -gt 0 ]; then  # the tests named on the command line, in one process
+    say "tests"
+    exec uv run --frozen pytest "$@"
+fi
+# The whole suite: IDP_TEST_WORKERS pytest workers (pytest-xdist), each with a stack of its
+# own, a file's tests kept on one worker (module fixtures start once); then the tests
+# marked `alone` (load and timing: replicas, key rotation under load) with nothing beside
+# them. Both parts run; the exit status is the first failure's.
+status=0
+say "tests, ${IDP_TEST_WORKERS:-2} workers"
+uv run --frozen pytest -n "${IDP_TEST_WORKERS:-2}" --dist loadfile -m "not alone" || status=$?
+say "tests that run alone"
+uv run --frozen pytest -m alone || status=$((status ? status : $?))
+exit "$status"

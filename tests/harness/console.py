@@ -5,6 +5,7 @@ with the operator tool (``idp create-admin``), as an operator would.
 
 - :func:`create_first_admin`: runs ``idp create-admin`` against the stack.
 - :func:`sign_in`: opens a console path, signs in on the hosted page, waits for the console.
+- :func:`find_row`: the row of a paged list that holds a text, following "Next page".
 - :func:`check_screen`: the screen has finished loading; saves its screenshot (kept under
   ``var/screenshots/console/`` and listed at the end of the run) and runs axe-core on it:
   no violation of impact "serious" or "critical" is allowed.
@@ -20,13 +21,38 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.harness.stack import ROOT, Stack
 
 AXE = ROOT / "web" / "console" / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = ROOT / "var" / "screenshots" / "console"
 BLOCKING_IMPACTS = ("serious", "critical")
+
+
+#: Pages a list is followed through before :func:`find_row` gives up.
+MOST_PAGES = 40
+
+
+def find_row(page: Page, region: str, text: str) -> Locator:
+    """The row of the paged list ``region`` that holds ``text``, following "Next page" until
+    it shows. The suite's stack keeps what every earlier test on it made (and with two
+    workers, which tests those are changes from run to run), so a record need not be on
+    the first page."""
+    table = page.get_by_role("region", name=region)
+    rows = table.get_by_role("row")
+    row = rows.filter(has_text=text)
+    next_page = page.get_by_role("navigation", name="Pages").get_by_role("button", name="Next page")
+    for _ in range(MOST_PAGES):
+        expect(rows.nth(1)).to_be_visible()  # a page of the list is shown
+        if row.count():
+            return row
+        if not next_page.count():
+            break
+        first = rows.nth(1).inner_text()
+        next_page.click()
+        expect(rows.nth(1)).not_to_have_text(first)  # the next page replaced it
+    raise AssertionError(f"no row with {text!r} in any page of {region!r}")
 
 
 @dataclass(frozen=True)

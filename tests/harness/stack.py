@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Final
 
 import httpx
 
@@ -213,6 +214,17 @@ def start_with_mail_catcher(stack: Stack, service: str, mail_dir: Path) -> Proce
     return process
 
 
+#: Under pytest-xdist (scripts/test.sh) each worker runs a stack beside the others' on the
+#: machine's one PostgreSQL (max_connections 100 by default): each process of a worker's
+#: stack opens at most 4 + 6 connections instead of 10 + 16. The tests that send many
+#: requests at once are marked ``alone`` and run afterwards with the defaults.
+PARALLEL_POOL_SIZES: Final = {"SVC_DB_POOL_SIZE": "4", "SVC_DB_HOT_POOL_SIZE": "6"}
+
+
+def _parallel_pool_sizes() -> dict[str, str]:
+    return dict(PARALLEL_POOL_SIZES) if os.environ.get("PYTEST_XDIST_WORKER") else {}
+
+
 def new_stack(base_dir: Path) -> Stack:
     run_id = infra.run_id()
     work_dir = base_dir / f"stack-{run_id}"
@@ -243,6 +255,7 @@ def new_stack(base_dir: Path) -> Stack:
         "SVC_SHUTDOWN_DRAIN_SECONDS": "0.1",  # no balancer to tell: stop at once on SIGTERM
         "SVC_SECRETS_KEY": generate_secrets_key(),
         **infra.s3_env(s3_port, run_id),
+        **_parallel_pool_sizes(),
     }
     return Stack(run_id, work_dir, db_name, env, proxy_port, ports, s3_port=s3_port)
 

@@ -25,7 +25,8 @@ from tests.harness import infra, records, tokens
 from tests.harness.oidc import Authorization, query_of
 from tests.harness.stack import Stack
 
-pytestmark = pytest.mark.integration
+# many requests at once, each holding a database connection: runs alone (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 APPLICATIONS = 16
 
 

@@ -34,7 +34,8 @@ from tests.integration.key_rotation.support import (
     own_key_dir,
 )
 
-pytestmark = pytest.mark.integration
+# under load and timed: runs alone, after the parallel part (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 
 CACHE = 4  # SVC_JWKS_CACHE_SECONDS, and the resource API's cache lifetime
 RELOAD = 1  # SVC_KEY_RELOAD_SECONDS

@@ -20,7 +20,8 @@ from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
 from tests.integration.races.support import at_once, no_server_error, oauth_error, statuses
 
-pytestmark = pytest.mark.integration
+# many requests at once, each holding a database connection: runs alone (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 REDEMPTIONS = 50
 
 

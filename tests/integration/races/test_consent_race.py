@@ -29,7 +29,8 @@ from tests.integration.races.support import (
     self_service_bearer,
 )
 
-pytestmark = pytest.mark.integration
+# many requests at once, each holding a database connection: runs alone (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 ASKED = "openid profile offline_access"
 OFFSETS = (0.0, 0.005, 0.01, 0.02, 0.04)  # seconds the withdrawal leaves after the approval
 

@@ -21,7 +21,8 @@ from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
 from tests.integration.races.support import Call, at_once, no_server_error, people
 
-pytestmark = pytest.mark.integration
+# many requests at once, each holding a database connection: runs alone (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 #: After the expected deliveries, how long nothing more may arrive.
 SETTLE_SECONDS = 1.5
 

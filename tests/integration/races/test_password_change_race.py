@@ -25,7 +25,8 @@ from tests.harness.api import TWO_FACTOR_SIGN_IN, create_administrator, fresh_ad
 from tests.harness.stack import Stack
 from tests.integration.races.support import Call, at_once, no_server_error, self_service_bearer
 
-pytestmark = pytest.mark.integration
+# many requests at once, each holding a database connection: runs alone (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 NEW_PASSWORD = "an entirely new passphrase 42"
 ROUNDS = 3  # per way of changing the password
 SIGN_INS = 5  # the account's free attempts: more would be throttled, not raced

@@ -32,7 +32,8 @@ from tests.integration.races.support import (
     statuses,
 )
 
-pytestmark = pytest.mark.integration
+# many requests at once, each holding a database connection: runs alone (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 WRITERS = 20
 
 

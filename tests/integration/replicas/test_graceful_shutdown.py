@@ -24,7 +24,8 @@ from tests.harness.process import Process
 from tests.harness.stack import Stack
 from tests.integration.replicas import rawhttp
 
-pytestmark = pytest.mark.integration
+# under load and timed: runs alone, after the parallel part (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 
 BODY = b"grant_type=client_credentials&client_id=nobody&client_secret=wrong"
 

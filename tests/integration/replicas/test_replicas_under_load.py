@@ -43,7 +43,8 @@ from tests.integration.replicas.mixed_load import (
     settle,
 )
 
-pytestmark = pytest.mark.integration
+# under load and timed: runs alone, after the parallel part (scripts/test.sh)
+pytestmark = [pytest.mark.integration, pytest.mark.alone]
 
 REPLICAS = {"token": 3, "authui-api": 2, "admin": 2, "entity": 2}
 DRAIN_S, TIMEOUT_S = 3, 20
