@@ -50,19 +50,25 @@ def app() -> Litestar:
     return Litestar([sign])
 
 
-def main(argv: list[str]) -> int:
+def serve(target: str, interface: Interfaces, argv: list[str]) -> int:
+    """Serve the app factory ``target`` on 127.0.0.1 with ``argv`` = KEY_DIR PORT WORKERS
+    (the key directory reaches the factory as ``BENCH_KEY_DIR``)."""
     key_dir, port, workers = argv
     os.environ["BENCH_KEY_DIR"] = key_dir
     Granian(
-        "bench.bare_sign:app",
+        target,
         factory=True,
-        interface=Interfaces.ASGI,
+        interface=interface,
         address="127.0.0.1",
         port=int(port),
         workers=int(workers),
         log_access=False,
     ).serve()
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return serve("bench.bare_sign:app", Interfaces.ASGI, argv)
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 import msgspec
-from granian import Granian
 from granian.constants import Interfaces
 
+from bench.bare_sign import serve
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, TYP_JWT, access_token_claims, sign_jwt
 from idp_common.crypto.keys import KeySet, load_key_set
 from idp_common.protocol.oidc_core_claims import id_token_claims
@@ -105,18 +105,7 @@ def app() -> App:
 
 
 def main(argv: list[str]) -> int:
-    key_dir, port, workers = argv
-    os.environ["BENCH_KEY_DIR"] = key_dir
-    Granian(
-        "bench.peer.floor:app",
-        factory=True,
-        interface=Interfaces.RSGI,
-        address="127.0.0.1",
-        port=int(port),
-        workers=int(workers),
-        log_access=False,
-    ).serve()
-    return 0
+    return serve("bench.peer.floor:app", Interfaces.RSGI, argv)
 
 
 if __name__ == "__main__":
