@@ -159,7 +159,7 @@ def test_an_administrator_builds_the_catalogue_in_the_browser(
 
     # --- Clients ------------------------------------------------------------------------
     _open(page, "Clients", "Clients")
-    expect(_row(page, "Clients", "console")).to_have_count(1)
+    expect(find_row(page, "Clients", "Console", link=True)).to_have_count(1)
     check_screen(page, "admin-catalogue-clients-list", request)
     new_client = page.get_by_role("form", name="New client")
     new_client.get_by_label("Name").fill(client_name)

@@ -34,14 +34,17 @@ BLOCKING_IMPACTS = ("serious", "critical")
 MOST_PAGES = 40
 
 
-def find_row(page: Page, region: str, text: str) -> Locator:
-    """The row of the paged list ``region`` that holds ``text``, following "Next page" until
-    it shows. The suite's stack keeps what every earlier test on it made (and with two
-    workers, which tests those are changes from run to run), so a record need not be on
-    the first page."""
+def find_row(page: Page, region: str, text: str, *, link: bool = False) -> Locator:
+    """The row of the paged list ``region`` that holds ``text`` (``link``: a link named
+    exactly ``text``), following "Next page" until it shows. The suite's stack keeps what
+    every earlier test on it made (and with two workers, which tests those are changes
+    from run to run), so a record need not be on the first page."""
     table = page.get_by_role("region", name=region)
     rows = table.get_by_role("row")
-    row = rows.filter(has_text=text)
+    if link:
+        row = rows.filter(has=page.get_by_role("link", name=text, exact=True))
+    else:
+        row = rows.filter(has_text=text)
     next_page = page.get_by_role("navigation", name="Pages").get_by_role("button", name="Next page")
     for _ in range(MOST_PAGES):
         expect(rows.nth(1)).to_be_visible()  # a page of the list is shown

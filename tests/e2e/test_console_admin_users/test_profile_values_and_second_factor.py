@@ -18,6 +18,7 @@ from tests.harness.console import (
     check_screen,
     create_first_admin,
     fill_sign_in_page,
+    find_row,
     new_person,
     sign_in,
     wait_for_console,
@@ -41,7 +42,7 @@ def test_profile_values_are_typed_and_refused_next_to_their_field(
     page.get_by_role("navigation", name="Console").get_by_role(
         "link", name="Users", exact=True
     ).click()
-    page.get_by_role("region", name="User list").get_by_role("link", name=admin.email).click()
+    find_row(page, "User list", admin.email).get_by_role("link", name=admin.email).click()
     values = page.get_by_role("form", name="Profile values")
     floor = values.get_by_label("Desk floor")
     badge = values.get_by_label("Badge code")
