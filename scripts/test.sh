@@ -28,7 +28,8 @@ if [ "$#" -gt 0 ]; then  # the tests named on the command line, in one process
 fi
 # The whole suite: IDP_TEST_WORKERS pytest workers (pytest-xdist), each with a stack of its
 # own, a file's tests kept on one worker (module fixtures start once); then the tests
-# marked `alone` (load and timing: replicas, key rotation under load) with nothing beside
+# marked `alone` (load, timing and races: replicas, key rotation under load, many requests
+# at once) with nothing beside
 # them. Both parts run; the exit status is the first failure's.
 status=0
 say "tests, ${IDP_TEST_WORKERS:-2} workers"
