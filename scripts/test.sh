@@ -29,8 +29,7 @@ fi
 # The whole suite: IDP_TEST_WORKERS pytest workers (pytest-xdist), each with a stack of its
 # own, a file's tests kept on one worker (module fixtures start once); then the tests
 # marked `alone` (load, timing and races: replicas, key rotation under load, many requests
-# at once) with nothing beside
-# them. Both parts run; the exit status is the first failure's.
+# at once) with nothing beside them. Both parts run; the exit status is the first failure's.
 status=0
 say "tests, ${IDP_TEST_WORKERS:-2} workers"
 uv run --frozen pytest -n "${IDP_TEST_WORKERS:-2}" --dist loadfile -m "not alone" || status=$?
