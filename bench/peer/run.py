@@ -124,7 +124,7 @@ def ours(stack: Stack, fixtures: rec.Fixtures, proxy_pid: int, proxy_port: int) 
     ]
 
 
-def floor_system(stack: Stack, proxy_pid: int, proxy_port: int, floor_pid: int) -> System:
+def floor_system(proxy_pid: int, proxy_port: int, floor_pid: int) -> System:
     """The Python floor (``bench/peer/floor.py``) through the proxy, on the signing rows."""
     return System(
         "floor",
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             node.end_setup(peer)
         systems = ours(stack, fixtures, nginx.popen.pid, proxy_port)
         systems += [peer_system(p, nginx.popen.pid, peer_ports[p.adapter]) for p in peers]
-        systems.append(floor_system(stack, nginx.popen.pid, floor_port, floor.popen.pid))
+        systems.append(floor_system(nginx.popen.pid, floor_port, floor.popen.pid))
         systems = [s for s in systems if s.key in opts.systems]
         say("OpenSSL RSA-2048 signatures per second, one process")
         sign_before = openssl_sign_rate()
