@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import asyncpg
 import pytest
 
 from idp_common.protocol.rfc6749_errors import InvalidGrant
@@ -19,6 +20,7 @@ from idp_common.storage.repos.audit import AuditEntry
 from idp_common.storage.repos.codes import CodeReplayed
 from libs.common.tests.conformance import tokens_fixtures
 from libs.common.tests.conformance.tokens_fixtures import PERSON, RACERS, Db, Holder
+from tests.harness import infra
 
 pytestmark = pytest.mark.integration
 make_database = tokens_fixtures.make_database
@@ -115,6 +117,37 @@ async def test_a_decision_that_fails_leaves_the_code_usable(db: Db, holder: Hold
     with pytest.raises(RuntimeError):
         await exchange(db, code, decide=broken)
     assert (await exchange(db, code)).refresh_token is not None
+
+
+async def test_a_database_failure_in_the_take_back_keeps_the_code_burnt(
+    db: Db, holder: Holder, fresh_database_url: str
+) -> None:
+    """Redis fails after the burn and PostgreSQL is gone before the take-back (its
+    connections cut, new ones refused): the exchange fails, no token leaves it, and the
+    code stays burnt; presenting it again is a replay, which revokes what was left."""
+    code = await new_code(db, holder)
+    name = fresh_database_url.rsplit("/", 1)[1]
+    admin = await asyncpg.connect(infra.PG_ADMIN_URL)
+
+    async def database_and_redis_down(_: Any) -> None:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+        )
+        raise ConnectionError("redis")
+
+    try:
+        # the take-back's own error, whichever asyncpg raises for a lost database
+        with pytest.raises(Exception):  # noqa: B017
+            await exchange(db, code, on_accept=database_and_redis_down)
+    finally:
+        await admin.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        await admin.close()
+    with pytest.raises(CodeReplayed):  # still burnt: the take-back did not happen
+        await exchange(db, code)
+    async with db.hot.connection() as conn:  # the refresh token left behind is revoked
+        sql = "SELECT count(*) FILTER (WHERE revoked_at IS NULL), count(*) FROM refresh_tokens"
+        assert tuple(await conn.fetchrow(sql)) == (0, 1)
 
 
 async def test_a_replay_before_the_take_back_keeps_the_code_burnt(db: Db, holder: Holder) -> None:
