@@ -115,8 +115,8 @@ def test_models_declare_every_table() -> None:
 
 
 def test_revisions_form_one_line_ending_at_head() -> None:
-    assert head_revision() == "0009"
-    assert older_revisions("0009") == {
+    assert head_revision() == "0010"
+    assert older_revisions("0010") == {
         "0001",
         "0002",
         "0003",
@@ -125,6 +125,7 @@ def test_revisions_form_one_line_ending_at_head() -> None:
         "0006",
         "0007",
         "0008",
+        "0009",
     }
 
 

@@ -13,6 +13,12 @@ contracts"), checked before a create and, under the client's lock, before an upd
   checks the resolved address again before it connects.
 - ``grantTypes`` is a non-empty subset of ``GRANT_TYPES``; a public client cannot have
   ``client_credentials``; ``authorization_code`` needs at least one redirect URI.
+- Issue #25: ``token_endpoint_auth_method`` is ``none`` exactly for a public client;
+  ``private_key_jwt`` needs its public keys (``jwks`` or ``jwks_uri``, not both:
+  :mod:`admin_service.client_keys`); a public client cannot exchange tokens;
+  ``securityProfile: fapi2`` needs a confidential ``private_key_jwt`` client (FAPI 2.0
+  Security Profile §5.3.2.1: no shared secrets); ``tokenExchangeAudiences`` are distinct
+  non-empty strings.
 """
 
 from __future__ import annotations
@@ -26,10 +32,16 @@ import httpx
 
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.protocol.constants import (
+    CLIENT_AUTH_NONE,
+    CLIENT_AUTH_PRIVATE_KEY_JWT,
     CLIENT_TYPE_PUBLIC,
     GRANT_TYPE_AUTHORIZATION_CODE,
     GRANT_TYPE_CLIENT_CREDENTIALS,
+    GRANT_TYPE_TOKEN_EXCHANGE,
     GRANT_TYPES,
+    SECURITY_PROFILE_FAPI2,
+    SECURITY_PROFILES,
+    TOKEN_ENDPOINT_AUTH_METHODS,
 )
 from idp_common.protocol.rfc6890_special_addresses import host_problem
 from idp_common.storage.repos.client_shapes import ClientSettings
@@ -97,10 +109,58 @@ def _grant_errors(client_type: str, settings: ClientSettings) -> list[FieldError
             errors.append(FieldError(f"grantTypes[{i}]", f"one of {', '.join(GRANT_TYPES)}"))
         elif grant in grants[:i]:
             errors.append(FieldError(f"grantTypes[{i}]", "repeated"))
-        elif grant == GRANT_TYPE_CLIENT_CREDENTIALS and client_type == CLIENT_TYPE_PUBLIC:
+        elif (
+            grant in (GRANT_TYPE_CLIENT_CREDENTIALS, GRANT_TYPE_TOKEN_EXCHANGE)
+            and client_type == CLIENT_TYPE_PUBLIC
+        ):
             errors.append(FieldError(f"grantTypes[{i}]", "a public client cannot have it"))
     if GRANT_TYPE_AUTHORIZATION_CODE in grants and not settings.redirect_uris:
         errors.append(FieldError("redirectUris", "authorization_code needs a redirect URI"))
+    return errors
+
+
+AUTH_METHOD_FIELD: Final = "token_endpoint_auth_method"
+
+
+def _auth_method_errors(client_type: str, settings: ClientSettings) -> list[FieldError]:
+    method = settings.token_endpoint_auth_method
+    if method is None:  # a creation without one: by type
+        return []
+    if method not in TOKEN_ENDPOINT_AUTH_METHODS:
+        return [FieldError(AUTH_METHOD_FIELD, f"one of {', '.join(TOKEN_ENDPOINT_AUTH_METHODS)}")]
+    if (method == CLIENT_AUTH_NONE) != (client_type == CLIENT_TYPE_PUBLIC):
+        return [FieldError(AUTH_METHOD_FIELD, "none exactly when the client is public")]
+    return []
+
+
+def _profile_errors(client_type: str, settings: ClientSettings) -> list[FieldError]:
+    profile = settings.security_profile
+    if profile is None:
+        return []
+    if profile not in SECURITY_PROFILES:
+        return [FieldError("securityProfile", f"null or one of {', '.join(SECURITY_PROFILES)}")]
+    if profile == SECURITY_PROFILE_FAPI2 and (
+        client_type == CLIENT_TYPE_PUBLIC
+        or settings.token_endpoint_auth_method != CLIENT_AUTH_PRIVATE_KEY_JWT
+    ):
+        return [
+            FieldError(
+                "securityProfile",
+                "fapi2 needs a confidential client with token_endpoint_auth_method private_key_jwt",
+            )
+        ]
+    return []
+
+
+def _audience_errors(audiences: Sequence[str]) -> list[FieldError]:
+    if len(audiences) > MAX_URIS:
+        return [FieldError("tokenExchangeAudiences", f"at most {MAX_URIS} audiences")]
+    errors: list[FieldError] = []
+    for i, audience in enumerate(audiences):
+        if not audience.strip() or len(audience) > MAX_URI_LENGTH:
+            errors.append(FieldError(f"tokenExchangeAudiences[{i}]", "a non-empty audience"))
+        elif audience in audiences[:i]:
+            errors.append(FieldError(f"tokenExchangeAudiences[{i}]", "repeated"))
     return errors
 
 
@@ -134,6 +194,9 @@ def check_settings(
         if problem:
             errors.append(FieldError("backchannelLogoutUri", problem))
     errors += _grant_errors(client_type, settings)
+    errors += _auth_method_errors(client_type, settings)
+    errors += _profile_errors(client_type, settings)
+    errors += _audience_errors(settings.token_exchange_audiences)
     if errors:
         fields = ", ".join(e.field for e in errors)
         raise InvalidArgument(f"invalid value for: {fields}", errors=errors)

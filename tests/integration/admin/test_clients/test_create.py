@@ -44,6 +44,13 @@ def test_create_confidential_client_returns_secret_once_and_stores_digest(
         "updatedAt": created["updatedAt"],
         "id_token_signed_response_alg": "RS256",  # issue #24: the defaults
         "userinfo_signed_response_alg": None,
+        "token_endpoint_auth_method": "client_secret_basic",  # issue #25: the defaults
+        "jwks": None,
+        "jwks_uri": None,
+        "require_pushed_authorization_requests": False,
+        "dpop_bound_access_tokens": False,
+        "securityProfile": None,
+        "tokenExchangeAudiences": [],
     }
     assert created["client_id"].replace("-", "").replace("_", "").isalnum()
     rows = secret_rows(admin_api.stack, created["client_id"])
@@ -60,7 +67,8 @@ def test_create_confidential_client_returns_secret_once_and_stores_digest(
     assert secret not in json.dumps(audit_row, default=str)
     # Reading it again never shows the secret.
     read = admin_api.get(f"/admin/clients/{created['client_id']}").json()
-    assert "client_secret" not in read and "secret" not in json.dumps(read).lower()
+    assert "client_secret" not in read and secret not in json.dumps(read)
+    assert set(read) == set(created) - {"client_secret"}
 
 
 def test_create_public_client_has_no_secret(admin_api: AdminApi) -> None:

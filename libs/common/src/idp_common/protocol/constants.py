@@ -11,10 +11,15 @@ from typing import Final
 GRANT_TYPE_AUTHORIZATION_CODE: Final = "authorization_code"
 GRANT_TYPE_REFRESH_TOKEN: Final = "refresh_token"
 GRANT_TYPE_CLIENT_CREDENTIALS: Final = "client_credentials"
+#: RFC 8628 §3.4 and RFC 8693 §2.1 (issue #25).
+GRANT_TYPE_DEVICE_CODE: Final = "urn:ietf:params:oauth:grant-type:device_code"
+GRANT_TYPE_TOKEN_EXCHANGE: Final = "urn:ietf:params:oauth:grant-type:token-exchange"
 GRANT_TYPES: Final = (
     GRANT_TYPE_AUTHORIZATION_CODE,
     GRANT_TYPE_REFRESH_TOKEN,
     GRANT_TYPE_CLIENT_CREDENTIALS,
+    GRANT_TYPE_DEVICE_CODE,
+    GRANT_TYPE_TOKEN_EXCHANGE,
 )
 
 # --- Authorization request: RFC 6749 §3.1.1, OIDC Core §3.1.2.1, RFC 7636 §4.3 ------------
@@ -32,11 +37,22 @@ PROMPT_VALUES: Final = (PROMPT_NONE, PROMPT_LOGIN, PROMPT_CONSENT, PROMPT_SELECT
 CLIENT_AUTH_SECRET_BASIC: Final = "client_secret_basic"
 CLIENT_AUTH_SECRET_POST: Final = "client_secret_post"
 CLIENT_AUTH_NONE: Final = "none"
+#: RFC 7523 §2.2 with OIDC Core §9 (issue #25): a JWT signed with the client's secret
+#: (HS256) or with its private key (RS256, PS256, ES256; public key in ``jwks``/``jwks_uri``).
+CLIENT_AUTH_SECRET_JWT: Final = "client_secret_jwt"
+CLIENT_AUTH_PRIVATE_KEY_JWT: Final = "private_key_jwt"
 TOKEN_ENDPOINT_AUTH_METHODS: Final = (
     CLIENT_AUTH_SECRET_BASIC,
     CLIENT_AUTH_SECRET_POST,
+    CLIENT_AUTH_SECRET_JWT,
+    CLIENT_AUTH_PRIVATE_KEY_JWT,
     CLIENT_AUTH_NONE,
 )
+#: RFC 7523 §2.2 ``client_assertion_type``.
+CLIENT_ASSERTION_TYPE_JWT_BEARER: Final = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+#: Client profiles (issue #25): ``fapi2`` turns on the FAPI 2.0 Security Profile's rules.
+SECURITY_PROFILE_FAPI2: Final = "fapi2"
+SECURITY_PROFILES: Final = (SECURITY_PROFILE_FAPI2,)
 #: Introspection and revocation authenticate a confidential client (DESIGN.md §2).
 CONFIDENTIAL_CLIENT_AUTH_METHODS: Final = (CLIENT_AUTH_SECRET_BASIC, CLIENT_AUTH_SECRET_POST)
 
@@ -45,6 +61,8 @@ CLIENT_TYPE_PUBLIC: Final = "public"
 
 # --- Tokens: RFC 6749 §7.1, RFC 6750, RFC 7009 §2.1, RFC 9068, OIDC BCL §2.4 ---------------
 TOKEN_TYPE_BEARER: Final = "Bearer"
+#: RFC 9449 §5 (issue #25): a sender-constrained access token.
+TOKEN_TYPE_DPOP: Final = "DPoP"
 TOKEN_TYPE_HINT_ACCESS_TOKEN: Final = "access_token"
 TOKEN_TYPE_HINT_REFRESH_TOKEN: Final = "refresh_token"
 JWT_TYP_ACCESS_TOKEN: Final = "at+jwt"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from functools import partial
+from typing import Any
 
 import msgspec
 from litestar import Router, delete, get, patch, post, put
@@ -35,7 +36,10 @@ from idp_common.protocol.constants import (
 from idp_common.state.change_stamp import CLIENTS, bump
 from idp_common.storage.repos import clients as repo
 from idp_common.storage.repos.client_shapes import (
+    AUTH_METHOD,
+    DPOP_BOUND,
     ID_TOKEN_ALG,
+    REQUIRE_PAR,
     USERINFO_ALG,
     ClientCreated,
     ClientRead,
@@ -62,6 +66,13 @@ class ClientCreate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     skip_consent: bool = False
     id_token_signed_response_alg: str = msgspec.field(default=SIGNING_ALGORITHM, name=ID_TOKEN_ALG)
     userinfo_signed_response_alg: str | None = msgspec.field(default=None, name=USERINFO_ALG)
+    token_endpoint_auth_method: str | None = msgspec.field(default=None, name=AUTH_METHOD)
+    jwks: dict[str, Any] | None = msgspec.field(default=None, name="jwks")
+    jwks_uri: str | None = msgspec.field(default=None, name="jwks_uri")
+    require_pushed_authorization_requests: bool = msgspec.field(default=False, name=REQUIRE_PAR)
+    dpop_bound_access_tokens: bool = msgspec.field(default=False, name=DPOP_BOUND)
+    security_profile: str | None = None
+    token_exchange_audiences: Names = msgspec.field(default_factory=list)
 
 
 class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
@@ -79,14 +90,39 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     userinfo_signed_response_alg: str | msgspec.UnsetType | None = msgspec.field(
         default=msgspec.UNSET, name=USERINFO_ALG
     )
+    token_endpoint_auth_method: str | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET, name=AUTH_METHOD
+    )
+    jwks: dict[str, Any] | msgspec.UnsetType | None = msgspec.field(
+        default=msgspec.UNSET, name="jwks"
+    )
+    jwks_uri: str | msgspec.UnsetType | None = msgspec.field(default=msgspec.UNSET, name="jwks_uri")
+    require_pushed_authorization_requests: bool | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET, name=REQUIRE_PAR
+    )
+    dpop_bound_access_tokens: bool | msgspec.UnsetType = msgspec.field(
+        default=msgspec.UNSET, name=DPOP_BOUND
+    )
+    security_profile: str | msgspec.UnsetType | None = msgspec.UNSET
+    token_exchange_audiences: Names | msgspec.UnsetType = msgspec.UNSET
 
     def changes(self) -> dict[str, object]:
         return {f: v for f, v in msgspec.structs.asdict(self).items() if v is not msgspec.UNSET}
 
 
 _WIRE_NAMES = {f.name: f.encode_name for f in msgspec.structs.fields(ClientUpdate)}
-#: Fields whose change lets the author act as the client (receive its codes, use a grant).
-_TAKEOVER_FIELDS = frozenset({"redirect_uris", "grant_types"})
+#: Fields whose change lets the author act as the client (receive its codes, use a grant,
+#: authenticate with a key of their own, exchange its tokens for another API).
+_TAKEOVER_FIELDS = frozenset(
+    {
+        "redirect_uris",
+        "grant_types",
+        "token_endpoint_auth_method",
+        "jwks",
+        "jwks_uri",
+        "token_exchange_audiences",
+    }
+)
 _ALG_FIELDS = (ID_TOKEN_ALG, USERINFO_ALG)
 _ALG_NOTE = (
     "`id_token_signed_response_alg` (default `RS256`; also the logout tokens') and "
@@ -166,7 +202,8 @@ async def get_client(request: Req, client_id: str) -> ClientRead:
         "Change an OAuth client",
         WRITE,
         "Members left out keep their value; `backchannelLogoutUri: null` clears it. "
-        "`client_id` and `type` cannot change. Changing `redirectUris` or `grantTypes`: "
+        "`client_id` and `type` cannot change. Changing `redirectUris`, `grantTypes`, "
+        "`token_endpoint_auth_method`, `jwks`, `jwks_uri` or `tokenExchangeAudiences`: "
         + _TAKEOVER_NOTE
         + " "
         + _ALG_NOTE

@@ -5,14 +5,19 @@ by :mod:`idp_common.storage.repos.clients`.
 ``id_token_signed_response_alg`` and ``userinfo_signed_response_alg`` keep their OIDC
 Dynamic Client Registration 1.0 §2 names on the wire (as ``client_id`` does; issue #24):
 the ID tokens' algorithm (also the logout tokens'), default RS256; the userinfo
-answer's, default none (plain JSON)."""
+answer's, default none (plain JSON).
+
+The properties of issue #25 keep their registry names on the wire too
+(``token_endpoint_auth_method``, ``jwks``, ``jwks_uri``,
+``require_pushed_authorization_requests``, ``dpop_bound_access_tokens``); the two of the
+provider's own are camelCase (``securityProfile``, ``tokenExchangeAudiences``)."""
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
@@ -22,6 +27,13 @@ ClientType = Literal["confidential", "public"]
 #: The wire (and column) names of the two algorithm fields: OIDC Registration's, verbatim.
 ID_TOKEN_ALG: Final = "id_token_signed_response_alg"  # noqa: S105 - a field name
 USERINFO_ALG: Final = "userinfo_signed_response_alg"
+AUTH_METHOD: Final = "token_endpoint_auth_method"
+REQUIRE_PAR: Final = "require_pushed_authorization_requests"
+DPOP_BOUND: Final = "dpop_bound_access_tokens"
+#: Fields the wire spells as the registries do (snake_case), by attribute name.
+REGISTRY_NAMES: Final = frozenset(
+    {ID_TOKEN_ALG, USERINFO_ALG, AUTH_METHOD, "jwks", "jwks_uri", REQUIRE_PAR, DPOP_BOUND}
+)
 
 
 class ClientRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -38,10 +50,23 @@ class ClientRecord(msgspec.Struct, frozen=True, kw_only=True):
     secret_digest: bytes | None
     id_token_signed_response_alg: str = SIGNING_ALGORITHM
     userinfo_signed_response_alg: str | None = None
+    token_endpoint_auth_method: str = "client_secret_basic"  # noqa: S105 - a method name
+    jwks: dict[str, Any] | None = None
+    jwks_uri: str | None = None
+    require_pushed_authorization_requests: bool = False
+    dpop_bound_access_tokens: bool = False
+    security_profile: str | None = None
+    token_exchange_audiences: frozenset[str] = frozenset()
+    #: The sealed secret of a ``client_secret_jwt`` client (``idp_common.crypto.secretbox``).
+    sealed_secret: bytes | None = None
 
     @property
     def is_confidential(self) -> bool:
         return self.type == "confidential"
+
+    @property
+    def is_fapi2(self) -> bool:
+        return self.security_profile == "fapi2"
 
 
 class ClientRead(msgspec.Struct, frozen=True, rename="camel"):
@@ -61,6 +86,13 @@ class ClientRead(msgspec.Struct, frozen=True, rename="camel"):
     # No defaults: the creation's answer (``omit_defaults``) shows them too.
     id_token_signed_response_alg: str = msgspec.field(name=ID_TOKEN_ALG)
     userinfo_signed_response_alg: str | None = msgspec.field(name=USERINFO_ALG)
+    token_endpoint_auth_method: str = msgspec.field(name=AUTH_METHOD)
+    jwks: dict[str, Any] | None = msgspec.field(name="jwks")
+    jwks_uri: str | None = msgspec.field(name="jwks_uri")
+    require_pushed_authorization_requests: bool = msgspec.field(name=REQUIRE_PAR)
+    dpop_bound_access_tokens: bool = msgspec.field(name=DPOP_BOUND)
+    security_profile: str | None
+    token_exchange_audiences: list[str]
 
 
 class ClientCreated(ClientRead, frozen=True, omit_defaults=True):
@@ -86,3 +118,11 @@ class ClientSettings:
     skip_consent: bool
     id_token_signed_response_alg: str = SIGNING_ALGORITHM
     userinfo_signed_response_alg: str | None = None
+    #: None at a creation: ``client_secret_basic`` when confidential, ``none`` when public.
+    token_endpoint_auth_method: str | None = None
+    jwks: dict[str, Any] | None = None
+    jwks_uri: str | None = None
+    require_pushed_authorization_requests: bool = False
+    dpop_bound_access_tokens: bool = False
+    security_profile: str | None = None
+    token_exchange_audiences: list[str] = field(default_factory=list)

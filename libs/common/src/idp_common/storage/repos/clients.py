@@ -67,20 +67,22 @@ async def get_client(session: AsyncSession, client_id: str) -> ClientRecord | No
     """The client with this public ``client_id``, its secret digest and scopes; None if absent."""
     row = (
         await session.execute(
-            select(Client, ClientSecret.digest)
+            select(Client, ClientSecret.digest, ClientSecret.sealed)
             .outerjoin(ClientSecret, ClientSecret.client_pk == Client.id)
             .where(Client.client_id == client_id)
         )
     ).first()
     if row is None:
         return None
-    client, secret = row
+    client, secret, sealed = row
     return ClientRecord(
         pk=client.id,
         **_fields(client, tuple),
         grant_types=frozenset(client.grant_types),
         scopes=frozenset((await _scopes_of(session, [client.id]))[client.id]),
         secret_digest=secret,
+        sealed_secret=sealed,
+        token_exchange_audiences=frozenset(client.token_exchange_audiences),
     )
 
 
@@ -96,6 +98,12 @@ def _fields(row: Client, sequence: Callable[[Iterable[str]], Any]) -> dict[str, 
         "skip_consent": row.skip_consent,
         "id_token_signed_response_alg": row.id_token_signed_response_alg,
         "userinfo_signed_response_alg": row.userinfo_signed_response_alg,
+        "token_endpoint_auth_method": row.token_endpoint_auth_method,
+        "jwks": row.jwks,
+        "jwks_uri": row.jwks_uri,
+        "require_pushed_authorization_requests": row.require_pushed_authorization_requests,
+        "dpop_bound_access_tokens": row.dpop_bound_access_tokens,
+        "security_profile": row.security_profile,
     }
 
 
@@ -118,6 +126,13 @@ async def client_scope_values(session: AsyncSession, client_id: str) -> frozense
     return frozenset(rows)
 
 
+def default_auth_method(client_type: str, settings: ClientSettings) -> str:
+    """The settings' method, or by type: ``client_secret_basic`` or ``none``."""
+    if settings.token_endpoint_auth_method is not None:
+        return settings.token_endpoint_auth_method
+    return "client_secret_basic" if client_type == CLIENT_TYPE_CONFIDENTIAL else "none"
+
+
 def new_secret() -> str:
     """A client secret of 256 random bits (DESIGN.md "Tokens and clients")."""
     return secrets.token_urlsafe(32)
@@ -127,6 +142,7 @@ def _read(row: Client, scopes: list[str]) -> ClientRead:
     return ClientRead(
         **_fields(row, list),
         grant_types=list(row.grant_types),
+        token_exchange_audiences=list(row.token_exchange_audiences),
         scopes=scopes,
         created_at=row.created_at,
         updated_at=row.updated_at,
@@ -180,6 +196,7 @@ async def create_client(
     """Insert a client (``settings`` already checked) and, when confidential, a new
     secret's digest; ``client_id`` is generated unless given."""
     values = {**asdict(settings), "name": settings.name.strip()}
+    values["token_endpoint_auth_method"] = default_auth_method(client_type, settings)
     row = Client(client_id=client_id or secrets.token_urlsafe(18), type=client_type, **values)
     session.add(row)
     try:
@@ -274,7 +291,14 @@ async def ensure_client(
     whichever of ``scopes`` exist and it lacks; returns how many scopes were linked."""
     await session.execute(
         insert(Client)
-        .values(client_id=client_id, type=client_type, **asdict(settings))
+        .values(
+            client_id=client_id,
+            type=client_type,
+            **{
+                **asdict(settings),
+                "token_endpoint_auth_method": default_auth_method(client_type, settings),
+            },
+        )
         .on_conflict_do_nothing(index_elements=[Client.client_id])
     )
     await session.execute(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import CheckConstraint, ForeignKey, false, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -14,6 +15,12 @@ from ._base import EMPTY_TEXT_ARRAY, Base, created_at, updated_at, uuid_pk
 _CLIENT_FK = "clients.id"
 
 
+def _auth_method_by_type(context: Any) -> str:
+    """An insert that names no method gets the one of its type (the check ties them)."""
+    public = context.get_current_parameters().get("type") == "public"
+    return "none" if public else "client_secret_basic"
+
+
 class Client(Base):
     """An OAuth client. ``id`` is the internal key (``client_pk`` elsewhere);
     ``client_id`` is the public identifier of RFC 6749 §2.2.
@@ -21,6 +28,13 @@ class Client(Base):
     Redirect URIs are compared exactly (DESIGN.md "Tokens and clients"). The two
     ``*_signed_response_alg`` columns are OIDC Registration's (issue #24): the ID-token
     algorithm (also the logout tokens'), and the userinfo algorithm (NULL: plain JSON).
+
+    Issue #25: ``token_endpoint_auth_method`` (OIDC Registration §2; ``none`` exactly when
+    public), the client's public keys for ``private_key_jwt`` (``jwks`` or ``jwks_uri``,
+    not both), ``require_pushed_authorization_requests`` (RFC 9126 §6),
+    ``dpop_bound_access_tokens`` (RFC 9449 §5.2), ``security_profile`` (``fapi2``: the
+    FAPI 2.0 Security Profile's rules) and ``token_exchange_audiences`` (RFC 8693: the
+    audiences an administrator lets it exchange tokens for; none by default).
     """
 
     __tablename__ = "clients"
@@ -34,6 +48,14 @@ class Client(Base):
             f"userinfo_signed_response_alg IN {SIGNING_ALG_SQL}",
             name="userinfo_signed_response_alg",
         ),
+        CheckConstraint(
+            "token_endpoint_auth_method IN ('client_secret_basic', 'client_secret_post', "
+            "'client_secret_jwt', 'private_key_jwt', 'none') "
+            "AND (token_endpoint_auth_method = 'none') = (type = 'public')",
+            name="token_endpoint_auth_method",
+        ),
+        CheckConstraint("NOT (jwks IS NOT NULL AND jwks_uri IS NOT NULL)", name="one_key_source"),
+        CheckConstraint("security_profile IN ('fapi2')", name="security_profile"),
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
@@ -47,6 +69,13 @@ class Client(Base):
     skip_consent: Mapped[bool] = mapped_column(server_default=false())
     id_token_signed_response_alg: Mapped[str] = mapped_column(server_default=text("'RS256'"))
     userinfo_signed_response_alg: Mapped[str | None]
+    token_endpoint_auth_method: Mapped[str] = mapped_column(default=_auth_method_by_type)
+    jwks: Mapped[dict[str, Any] | None]
+    jwks_uri: Mapped[str | None]
+    require_pushed_authorization_requests: Mapped[bool] = mapped_column(server_default=false())
+    dpop_bound_access_tokens: Mapped[bool] = mapped_column(server_default=false())
+    security_profile: Mapped[str | None]
+    token_exchange_audiences: Mapped[list[str]] = mapped_column(server_default=EMPTY_TEXT_ARRAY)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
 
@@ -55,6 +84,9 @@ class ClientSecret(Base):
     """The SHA-256 digest of a confidential client's secret.
 
     At most one per client (``UNIQUE (client_pk)``): rotating replaces the row.
+    ``sealed``: the secret itself, sealed with the deployment's secret box
+    (:mod:`idp_common.crypto.secretbox`), kept only for a ``client_secret_jwt`` client
+    (its HMAC key is the secret; issue #25); NULL for every other client.
     """
 
     __tablename__ = "client_secrets"
@@ -64,6 +96,7 @@ class ClientSecret(Base):
         ForeignKey(_CLIENT_FK, ondelete="CASCADE"), unique=True
     )
     digest: Mapped[bytes]
+    sealed: Mapped[bytes | None]
     created_at: Mapped[datetime] = created_at()
 
 
