@@ -41,6 +41,7 @@ from bench.loadgen_operations import (
     Pool,
     PoolEmpty,
     code_flow,
+    prepared_token,
     refresh,
     refresh_chain,
     signin,
@@ -139,6 +140,7 @@ async def run(job: dict[str, Any]) -> dict[str, Any]:
             "code_flow": lambda: code_flow(job),
             "refresh": lambda: refresh(job, pool),
             "refresh_chain": lambda: refresh_chain(job, pool),
+            "prepared_token": lambda: prepared_token(job, pool),
             "signin": lambda: signin(job, pool),
         }
         make = factories[scenario]()

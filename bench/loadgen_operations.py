@@ -91,6 +91,34 @@ def refresh(job: dict[str, Any], pool: Pool) -> Callable[[int], Operation]:
     return make
 
 
+def prepared_token(job: dict[str, Any], pool: Pool) -> Callable[[int], Operation]:
+    """POST /oauth2/token with the next prepared request of the pool (headers and body,
+    each used once: a DPoP proof or a client assertion is single use); 200 with
+    ``access_token`` and, when the job says so, the token type expected."""
+    host = job["host_header"]
+    token_type = job.get("token_type")
+    expected = f'"token_type":"{token_type}"'.encode() if token_type else b'"access_token"'
+
+    def make(_: int) -> Operation:
+        async def one(conn: Connection) -> None:
+            item = pool.take()
+            if item is None:
+                raise PoolEmpty
+            body = item["body"].encode()
+            answer = await conn.send(
+                http_request("POST", "/oauth2/token", host, item["headers"], body)
+            )
+            if answer.status != 200:
+                raise failure_of(answer)
+            if expected not in answer.body:
+                sample = answer.body[:SAMPLE_CHARS].decode(errors="replace")
+                raise Failure(f"200 without {expected.decode()}", sample)
+
+        return one
+
+    return make
+
+
 def refresh_chain(job: dict[str, Any], pool: Pool) -> Callable[[int], Operation]:
     """Rotation as a client does it: each connection starts from a token of the pool and
     sends the refresh token of each answer with its next request; after a failure it

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bench import ceilings as ceiling_mod
+from bench import client_proofs as cp
 from bench import records as rec
 from bench.bare_sign import ISSUE_BARE_RATE
 from bench.cpu import Meter
@@ -262,6 +263,55 @@ class Run:
                 result.key = f"{result.key}@{alg}"
                 result.label = f"{result.label} [{alg}]"
 
+    def sender_constrained(self) -> None:
+        """client_credentials plain, DPoP-bound and with private_key_jwt (issue #25 item 4),
+        on the same Python generator, each request prepared before the row; the three
+        rows run one after the other at each concurrency, and the table's ratio column is
+        against the plain row of the same concurrency."""
+        scope = self.fixtures.api_scope
+        token_url = self.stack.issuer.rstrip("/") + "/oauth2/token"
+        keyed = cp.private_key_jwt_client(self.stack, (scope,))
+        window = self.opts.warmup + self.opts.duration
+        for conc in self.opts.concurrency:
+            cc = self.result("client_credentials", conc)
+            guess = cc.rate if cc and cc.rate > 0 else 2500.0
+            size = int(min(40_000, max(2_000, guess * window * 1.5)))
+            say(f"  preparing {size:,} requests of each kind for c={conc}")
+            rows = (
+                (
+                    "cc_plain",
+                    "client_credentials (secret_basic, prepared)",
+                    None,
+                    cp.plain_requests(self.fixtures.client, scope, size),
+                ),
+                (
+                    "cc_dpop",
+                    "client_credentials + DPoP proof (ES256)",
+                    "DPoP",
+                    cp.dpop_requests(self.fixtures.client, scope, token_url, size),
+                ),
+                (
+                    "cc_private_key_jwt",
+                    "client_credentials, private_key_jwt (ES256)",
+                    None,
+                    cp.assertion_requests(keyed, scope, token_url, size),
+                ),
+            )
+            for key, label, token_type, pool in rows:
+                job = {**self.host_job("token"), "scenario": "prepared_token", "timeout": 10.0}
+                if token_type:
+                    job["token_type"] = token_type
+                result, _ = gen_row(key, label, "req/s", job, conc, self.opts, self.meter(), pool)
+                self.add(result)
+            plain = self.result("cc_plain", conc)
+            for key in ("cc_dpop", "cc_private_key_jwt"):
+                other = self.result(key, conc)
+                if plain and other and plain.rate > 0:
+                    self.notes.append(
+                        f"c={conc}: {key} {other.rate:,.0f} req/s = "
+                        f"{other.rate / plain.rate:.2f} x the plain row ({plain.rate:,.0f})"
+                    )
+
     def signin(self) -> None:
         if rec.challenge_via_authorize(self.stack, self.fixtures) is None:
             self.notes.append("GET /oauth2/authorize without a session gave no challenge")
@@ -322,4 +372,5 @@ SCENARIOS: dict[str, Callable[[Run], None]] = {
     "code_flow": Run.code_flow,
     "signin": Run.signin,
     "algorithms": Run.signing_algorithms,
+    "sender_constrained": Run.sender_constrained,
 }
