@@ -28,6 +28,7 @@ SPEC_ENDPOINTS = {
     "userinfo_endpoint": "/oauth2/userinfo",
     "introspection_endpoint": "/oauth2/introspect",
     "revocation_endpoint": "/oauth2/revoke",
+    "pushed_authorization_request_endpoint": "/oauth2/par",  # RFC 9126
     "end_session_endpoint": "/oauth2/logout",
     "jwks_uri": "/.well-known/jwks.json",
 }
@@ -71,7 +72,11 @@ def test_metadata_lists_issuer_jwks_endpoints_and_the_held_algorithms(
     assert metadata["userinfo_signing_alg_values_supported"] == held
     signing_members = [m for m in metadata if m.endswith("_signing_alg_values_supported")]
     assert sorted(signing_members) == [
+        "dpop_signing_alg_values_supported",  # issue #25: the proofs' algorithms
         "id_token_signing_alg_values_supported",
+        "introspection_endpoint_auth_signing_alg_values_supported",  # client assertions
+        "revocation_endpoint_auth_signing_alg_values_supported",
+        "token_endpoint_auth_signing_alg_values_supported",
         "userinfo_signing_alg_values_supported",
     ]
     assert metadata["response_types_supported"] == ["code"]

@@ -1,4 +1,5 @@
-"""The proxy's coarse per-address limit on /oauth2/token and /api/v1/auth/* (spec §8).
+"""The proxy's coarse per-address limit on /oauth2/token, /oauth2/par (RFC 9126) and
+/api/v1/auth/* (spec §8).
 
 A second proxy in front of the same services runs with a low rate so the limit is
 reached in a handful of requests; the run's main proxy keeps its production-like rate.
@@ -26,7 +27,8 @@ def strict_proxy(extra_processes: Stack) -> str:
 
 
 @pytest.mark.parametrize(
-    ("method", "path"), [("POST", "/oauth2/token"), ("POST", "/api/v1/auth/login")]
+    ("method", "path"),
+    [("POST", "/oauth2/token"), ("POST", "/oauth2/par"), ("POST", "/api/v1/auth/login")],
 )
 def test_limited_paths_answer_429_with_retry_after(
     strict_proxy: str, method: str, path: str

@@ -248,9 +248,13 @@ def new_stack(base_dir: Path) -> Stack:
         "SVC_AUTH_FAIL_PER_IP": "20",
         # Receivers of the suite listen on 127.0.0.1 (docs/security.md "Back-channel targets").
         "SVC_BACKCHANNEL_ALLOW_PRIVATE": "true",
+        # The private_key_jwt tests serve a client's jwks_uri on 127.0.0.1 (issue #25).
+        "SVC_CLIENT_JWKS_ALLOW_PRIVATE": "true",
         # The browser tests sign in with faces from one address (the proxy's); the attack
         # test of the limit runs a service of its own with the default (10).
         "SVC_FACE_PER_IP": "1000",
+        # The device-flow tests poll every second (RFC 8628 §3.5 interval; default 5).
+        "SVC_DEVICE_POLL_INTERVAL": "1",
         "SVC_LOG_LEVEL": "WARNING",
         "SVC_SHUTDOWN_DRAIN_SECONDS": "0.1",  # no balancer to tell: stop at once on SIGTERM
         "SVC_SECRETS_KEY": generate_secrets_key(),

@@ -102,6 +102,11 @@ def _operations(g: Given) -> list[Operation]:
             headers={"Cookie": f"svc_session={g.cookie}"},
             values=_browser_values({**authorize, "prompt": ["none", "login", "consent"]}),
         ),
+        Operation(  # RFC 9126: a pushed authorization request, client_secret_basic
+            "^/oauth2/par$",
+            basic=basic,
+            values={f"body.{name}": v for name, v in authorize.items()},
+        ),
         Operation(
             "^/oauth2/logout$",
             headers={"Cookie": f"svc_session={g.logout_cookie}"},

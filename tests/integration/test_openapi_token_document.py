@@ -47,7 +47,13 @@ def test_the_form_endpoints_declare_their_form_and_required_fields(stack: Stack)
         assert list(body.get("content", {})) == [FORM], (path, body)
     token_form = paths["/oauth2/token"]["post"]["requestBody"]["content"][FORM]["schema"]
     grants = {variant["properties"]["grant_type"]["const"] for variant in token_form["oneOf"]}
-    assert grants == {"authorization_code", "refresh_token", "client_credentials"}
+    assert grants == {
+        "authorization_code",
+        "refresh_token",
+        "client_credentials",
+        "urn:ietf:params:oauth:grant-type:device_code",
+        "urn:ietf:params:oauth:grant-type:token-exchange",
+    }
     for path in ("/oauth2/introspect", "/oauth2/revoke"):
         schema = paths[path]["post"]["requestBody"]["content"][FORM]["schema"]
         assert schema["required"] == ["token"], path
@@ -89,3 +95,49 @@ def test_real_answers_match_the_declared_schemas(stack: Stack) -> None:
         assert refused.status_code == 400, refused.text
         schema = _answer_schema(document, "/oauth2/token", "post", 400)
         _matches(document, schema, refused.json())
+
+
+def test_the_par_endpoint_declares_its_form_and_answers(stack: Stack) -> None:
+    """RFC 9126: the pushed request's form, and a real 201 and 400 matching their schemas."""
+    document = _document(stack)
+    operation = document["paths"]["/oauth2/par"]["post"]
+    form = operation["requestBody"]["content"][FORM]["schema"]
+    assert {"response_type", "redirect_uri", "scope"} <= set(form["required"])
+    assert {"client_assertion", "code_challenge", "state"} <= set(form["properties"])
+    app = records.create_client(stack)
+    assert app.secret is not None
+    pushed = {
+        "response_type": "code",
+        "redirect_uri": app.redirect_uri,
+        "scope": "openid",
+        "client_id": app.client_id,
+    }
+    with httpx.Client(base_url=stack.service_url("token"), timeout=10) as client:
+        created = client.post("/oauth2/par", data=pushed, auth=(app.client_id, app.secret))
+        refused = client.post(
+            "/oauth2/par", data={**pushed, "scope": ""}, auth=(app.client_id, app.secret)
+        )
+    assert created.status_code == 201, created.text
+    _matches(document, _answer_schema(document, "/oauth2/par", "post", 201), created.json())
+    assert refused.status_code == 400, refused.text
+    _matches(document, _answer_schema(document, "/oauth2/par", "post", 400), refused.json())
+
+
+def test_the_device_authorization_endpoint_declares_its_form_and_answers(stack: Stack) -> None:
+    """RFC 8628 §3.1, §3.2: the form, and a real 200 and 400 matching their schemas."""
+    document = _document(stack)
+    operation = document["paths"]["/oauth2/device_authorization"]["post"]
+    form = operation["requestBody"]["content"][FORM]["schema"]
+    assert {"client_id", "scope", "client_assertion"} <= set(form["properties"])
+    app = records.create_client(
+        stack, public=True, grant_types=("urn:ietf:params:oauth:grant-type:device_code",)
+    )
+    asked = {"client_id": app.client_id, "scope": "openid"}
+    with httpx.Client(base_url=stack.service_url("token"), timeout=10) as client:
+        started = client.post("/oauth2/device_authorization", data=asked)
+        refused = client.post("/oauth2/device_authorization", data={**asked, "scope": "nope"})
+    assert started.status_code == 200, started.text
+    path = "/oauth2/device_authorization"
+    _matches(document, _answer_schema(document, path, "post", 200), started.json())
+    assert refused.status_code == 400, refused.text
+    _matches(document, _answer_schema(document, path, "post", 400), refused.json())

@@ -102,7 +102,9 @@ def test_without_openid_is_403(
 def test_missing_token_is_401_without_error(http: httpx.Client) -> None:
     response = http.get("/oauth2/userinfo")
     assert response.status_code == 401
-    assert response.headers["www-authenticate"] == 'Bearer realm="idp"'
+    assert response.headers["www-authenticate"] == (
+        'Bearer realm="idp", DPoP algs="RS256 PS256 ES256 EdDSA"'
+    )
 
 
 @pytest.mark.parametrize("token", ["garbage", "a.b.c"])

@@ -27,7 +27,13 @@ from tests.security.hostile_support import (
 pytestmark = pytest.mark.integration
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 MANY_FIELDS = "&".join(f"f{n}=v" for n in range(10_000)).encode()
-FORM_ENDPOINTS = ["/oauth2/token", "/oauth2/introspect", "/oauth2/revoke"]
+FORM_ENDPOINTS = [
+    "/oauth2/token",
+    "/oauth2/introspect",
+    "/oauth2/revoke",
+    "/oauth2/par",
+    "/oauth2/device_authorization",
+]
 
 
 def assert_invalid_request(answer: httpx.Response, mentions: str) -> None:

@@ -197,3 +197,44 @@ export async function requestPasswordReset(email: string): Promise<void> {
 export async function confirmPasswordReset(token: string, password: string): Promise<void> {
   await call("POST", "/password-reset/confirm", { token, password });
 }
+
+// --- The device page (RFC 8628 §3.3; docs/oauth/device-flow.md) ---------------------------
+
+/** What the device page shows before the person decides. */
+export interface DeviceRequest {
+  userCode: string;
+  client: { client_id: string; name: string };
+  scopes: ScopeInfo[];
+}
+
+/** The client and scopes of the device that shows `userCode` (401: not signed in). */
+export async function lookupDevice(userCode: string): Promise<DeviceRequest> {
+  const data = await json(await call("POST", "/device/lookup", { user_code: userCode }));
+  const client = isRecord(data.client) ? data.client : {};
+  const scopes = Array.isArray(data.scopes) ? data.scopes : [];
+  return {
+    userCode: typeof data.user_code === "string" ? data.user_code : userCode,
+    client: {
+      client_id: typeof client.client_id === "string" ? client.client_id : "",
+      name: typeof client.name === "string" ? client.name : "",
+    },
+    scopes: scopes.filter(isRecord).map((s) => ({
+      value: typeof s.value === "string" ? s.value : "",
+      description: typeof s.description === "string" ? s.description : "",
+    })),
+  };
+}
+
+/** Approve or deny the device's request; the answer names what was recorded. */
+export async function decideDevice(userCode: string, approve: boolean): Promise<"approved" | "denied"> {
+  const data = await json(await call("POST", "/device/decision", { user_code: userCode, approve }));
+  if (data.status !== "approved" && data.status !== "denied") {
+    throw new NetworkError();
+  }
+  return data.status;
+}
+
+/** Starts a sign-in that comes back to the device page; returns where to go. */
+export async function deviceSignIn(userCode: string): Promise<StepResult> {
+  return step("/device/signin", { user_code: userCode });
+}

@@ -31,3 +31,9 @@ export function genericMessage(error: unknown): string {
   }
   return "Something went wrong on our side. Try again in a moment.";
 }
+
+/** The device page: a code that names no pending request (unknown, expired, decided). */
+export const DEVICE_CODE_INVALID = "That code is not valid. Check the code on your device: it may have expired.";
+
+/** The device page: what was typed cannot be a code. */
+export const DEVICE_CODE_MALFORMED = "Enter the 8-letter code shown on your device, like BCDF-GHJK.";

@@ -3,6 +3,8 @@
  * picks its screen from `location.pathname` (and the query string) once, at load.
  */
 import { readChallenge, readToken } from "./challenge";
+import { readUserCode } from "./device-code";
+import { showDevice } from "./screens/device";
 import { showErrorPage, showLoggedOut } from "./screens/message";
 import { showResetConfirm } from "./screens/reset-confirm";
 import { showResetRequest } from "./screens/reset-request";
@@ -40,6 +42,9 @@ export async function route(location: Location): Promise<void> {
       }
       return;
     }
+    case "device":
+      await showDevice(readUserCode(location.search));
+      return;
     case "logged-out":
       showLoggedOut();
       return;

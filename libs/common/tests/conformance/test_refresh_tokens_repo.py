@@ -28,7 +28,9 @@ db = tokens_fixtures.db
 holder = tokens_fixtures.holder
 
 
-async def issue(db: Db, holder: Holder, *, scope: str = "openid offline_access") -> str:
+async def issue(
+    db: Db, holder: Holder, *, scope: str = "openid offline_access", jkt: str | None = None
+) -> str:
     async with db.sessions.begin() as session:
         return await repo.issue_refresh_token(
             session,
@@ -43,6 +45,7 @@ async def issue(db: Db, holder: Holder, *, scope: str = "openid offline_access")
             acr=None,
             amr=["pwd"],
             now=datetime.now(UTC),
+            jkt=jkt,
         )
 
 
@@ -72,6 +75,17 @@ async def test_a_rotation_spends_the_token_and_issues_its_successor(db: Db, hold
     assert person == (holder.user_id, False)
     (child, _), _ = await rotate(db, holder, successor)
     assert child.parent_id == old.id and child.family_id == old.family_id
+
+
+async def test_the_dpop_key_binding_is_carried_to_each_successor(db: Db, holder: Holder) -> None:
+    """RFC 9449 §5: a public client's bound token stays bound through rotation; an
+    unbound one stays unbound."""
+    token = await issue(db, holder, jkt="jkt-1")
+    (old, _), successor = await rotate(db, holder, token)
+    (child, _), _ = await rotate(db, holder, successor)
+    assert (old.jkt, child.jkt) == ("jkt-1", "jkt-1")
+    (plain, _), _ = await rotate(db, holder, await issue(db, holder))
+    assert plain.jkt is None
 
 
 async def test_concurrent_spends_exactly_one_wins(db: Db, holder: Holder) -> None:

@@ -115,8 +115,8 @@ def test_models_declare_every_table() -> None:
 
 
 def test_revisions_form_one_line_ending_at_head() -> None:
-    assert head_revision() == "0010"
-    assert older_revisions("0010") == {
+    assert head_revision() == "0011"
+    assert older_revisions("0011") == {
         "0001",
         "0002",
         "0003",
@@ -126,6 +126,7 @@ def test_revisions_form_one_line_ending_at_head() -> None:
         "0007",
         "0008",
         "0009",
+        "0010",
     }
 
 

@@ -47,7 +47,24 @@ def test_idp_api_audience() -> None:
 
 
 def test_protocol_strings() -> None:
-    assert c.GRANT_TYPES == ("authorization_code", "refresh_token", "client_credentials")
+    assert c.GRANT_TYPES == (
+        "authorization_code",
+        "refresh_token",
+        "client_credentials",
+        "urn:ietf:params:oauth:grant-type:device_code",  # RFC 8628 §3.4
+        "urn:ietf:params:oauth:grant-type:token-exchange",  # RFC 8693 §2.1
+    )
+    assert c.TOKEN_ENDPOINT_AUTH_METHODS == (
+        "client_secret_basic",
+        "client_secret_post",
+        "client_secret_jwt",
+        "private_key_jwt",
+        "none",
+    )
+    assert c.CLIENT_ASSERTION_TYPE_JWT_BEARER == (
+        "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    )
+    assert c.TOKEN_TYPE_DPOP == "DPoP"
     assert c.SESSION_COOKIE_NAME == "svc_session"
     assert c.BACKCHANNEL_LOGOUT_EVENT == "http://schemas.openid.net/event/backchannel-logout"
     assert c.AMR_VALUES == ("pwd", "otp", "face", "mfa")

@@ -23,28 +23,53 @@ METADATA = provider_metadata(ISSUER)
         ("end_session_endpoint", "https://id.example.com/oauth2/logout"),
         ("introspection_endpoint", "https://id.example.com/oauth2/introspect"),
         ("revocation_endpoint", "https://id.example.com/oauth2/revoke"),
+        ("pushed_authorization_request_endpoint", "https://id.example.com/oauth2/par"),
+        ("require_pushed_authorization_requests", False),
+        ("device_authorization_endpoint", "https://id.example.com/oauth2/device_authorization"),
         ("response_types_supported", ["code"]),
         ("response_modes_supported", ["query"]),
         (
             "grant_types_supported",
-            ["authorization_code", "refresh_token", "client_credentials"],
+            [
+                "authorization_code",
+                "refresh_token",
+                "client_credentials",
+                "urn:ietf:params:oauth:grant-type:device_code",
+                "urn:ietf:params:oauth:grant-type:token-exchange",
+            ],
         ),
         ("subject_types_supported", ["public"]),
         ("id_token_signing_alg_values_supported", ["RS256"]),
         ("userinfo_signing_alg_values_supported", ["RS256"]),
         (
             "token_endpoint_auth_methods_supported",
-            ["client_secret_basic", "client_secret_post", "none"],
+            [
+                "client_secret_basic",
+                "client_secret_post",
+                "client_secret_jwt",
+                "private_key_jwt",
+                "none",
+            ],
         ),
         (
             "introspection_endpoint_auth_methods_supported",
-            ["client_secret_basic", "client_secret_post"],
+            ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"],
         ),
         (
             "revocation_endpoint_auth_methods_supported",
-            ["client_secret_basic", "client_secret_post"],
+            ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"],
+        ),
+        ("token_endpoint_auth_signing_alg_values_supported", ["RS256", "PS256", "ES256", "HS256"]),
+        (
+            "introspection_endpoint_auth_signing_alg_values_supported",
+            ["RS256", "PS256", "ES256", "HS256"],
+        ),
+        (
+            "revocation_endpoint_auth_signing_alg_values_supported",
+            ["RS256", "PS256", "ES256", "HS256"],
         ),
         ("code_challenge_methods_supported", ["S256"]),
+        ("dpop_signing_alg_values_supported", ["RS256", "PS256", "ES256", "EdDSA"]),
         ("scopes_supported", ["openid", "profile", "email", "offline_access"]),
         (
             "claims_supported",
@@ -84,10 +109,19 @@ def test_member(member: str, expected: Any) -> None:
 
 
 def test_no_unexpected_member() -> None:
-    assert len(METADATA) == 29
+    assert len(METADATA) == 36
     assert "service_documentation" not in METADATA
-    # issue #24: no request objects, JWT client auth or signed introspection answers
-    assert not [name for name in METADATA if name.endswith("_signing_alg_values_supported")][2:]
+    # issue #24: no request objects or signed introspection answers; issue #25: client
+    # assertions at the token, introspection and revocation endpoints
+    signing = {name for name in METADATA if name.endswith("_signing_alg_values_supported")}
+    assert signing == {
+        "id_token_signing_alg_values_supported",
+        "userinfo_signing_alg_values_supported",
+        "token_endpoint_auth_signing_alg_values_supported",
+        "introspection_endpoint_auth_signing_alg_values_supported",
+        "revocation_endpoint_auth_signing_alg_values_supported",
+        "dpop_signing_alg_values_supported",  # RFC 9449 §5.1
+    }
 
 
 @pytest.mark.parametrize(
@@ -128,7 +162,7 @@ def test_urls_derive_from_the_issuer(issuer: str, token_endpoint: str) -> None:
     assert metadata["issuer"] == issuer
     base = issuer.removesuffix("/")
     urls = [v for k, v in metadata.items() if k.endswith(("_endpoint", "_uri"))]
-    assert len(urls) == 7
+    assert len(urls) == 9
     for url in urls:
         assert url.startswith(base + "/")
         assert "//" not in url.removeprefix(base.split("://")[0] + "://")

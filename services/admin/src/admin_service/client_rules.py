@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from admin_service.client_keys import key_errors
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.protocol.constants import (
     CLIENT_AUTH_NONE,
@@ -176,10 +177,15 @@ def backchannel_target_problem(uri: str) -> str | None:
 
 
 def check_settings(
-    client_type: str, settings: ClientSettings, *, allow_private: bool = False
+    client_type: str,
+    settings: ClientSettings,
+    *,
+    allow_private: bool = False,
+    allow_private_jwks: bool = False,
 ) -> None:
     """Raise one ``InvalidArgument`` naming every bad field (spec §7). ``allow_private``:
-    the deployment lets back-channel URIs reach non-global addresses."""
+    the deployment lets back-channel URIs reach non-global addresses;
+    ``allow_private_jwks``: the same for ``jwks_uri`` (``SVC_CLIENT_JWKS_ALLOW_PRIVATE``)."""
     errors: list[FieldError] = []
     name = settings.name.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
@@ -195,6 +201,7 @@ def check_settings(
             errors.append(FieldError("backchannelLogoutUri", problem))
     errors += _grant_errors(client_type, settings)
     errors += _auth_method_errors(client_type, settings)
+    errors += key_errors(settings, allow_private=allow_private_jwks, uri_problem=uri_problem)
     errors += _profile_errors(client_type, settings)
     errors += _audience_errors(settings.token_exchange_audiences)
     if errors:

@@ -9,6 +9,7 @@ from typing import cast
 from litestar import Litestar, Router
 
 from authui_service.context import STATE_KEY, SigninContext
+from authui_service.controllers.device import DeviceController
 from authui_service.controllers.face import FaceSigninController
 from authui_service.controllers.reset import PasswordResetController
 from authui_service.controllers.signin import SigninController
@@ -47,7 +48,12 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
 
     api = Router(
         path="/",
-        route_handlers=[SigninController, FaceSigninController, PasswordResetController],
+        route_handlers=[
+            SigninController,
+            FaceSigninController,
+            PasswordResetController,
+            DeviceController,
+        ],
         guards=[same_site_json],
     )
     service = create_service_app(

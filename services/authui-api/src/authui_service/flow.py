@@ -98,7 +98,10 @@ async def load_client(ctx: SigninContext, challenge: Challenge) -> ClientRecord:
 
 
 def done(ctx: SigninContext, challenge: Challenge) -> StepAnswer:
-    return StepAnswer(next="done", redirect_to=resume_url(ctx.settings.issuer, challenge.id))
+    """Back to ``/oauth2/authorize``, or to the page a sign-in without an authorization
+    request returns to (``return_to``: the device page)."""
+    target = challenge.return_to or resume_url(ctx.settings.issuer, challenge.id)
+    return StepAnswer(next="done", redirect_to=target)
 
 
 async def audit(ctx: SigninContext, request: AnyRequest, entry: AuditEntry) -> None:

@@ -12,9 +12,11 @@ from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.resources import open_resources
 from token_service import lean
 from token_service.controllers.authorize import AuthorizeController
+from token_service.controllers.device_authorization import DeviceAuthorizationController
 from token_service.controllers.discovery import discovery_router
 from token_service.controllers.introspect import IntrospectionController
 from token_service.controllers.logout import LogoutController
+from token_service.controllers.par import PushedAuthorizationController
 from token_service.controllers.revoke import RevocationController
 from token_service.controllers.token import TokenController
 from token_service.controllers.userinfo import UserinfoController
@@ -42,6 +44,8 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             AuthorizeController,
             LogoutController,
             TokenController,
+            PushedAuthorizationController,
+            DeviceAuthorizationController,
             IntrospectionController,
             RevocationController,
             UserinfoController,

@@ -24,6 +24,7 @@ from idp_common.state.revocation import RevocationList
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
+from token_service.client_keys import ClientKeys
 from token_service.repeated_failures import RepeatedFailures
 from token_service.repos.people import UserClaims, load_person, scope_audiences
 from token_service.signing import TokenAudiences, token_audiences
@@ -63,6 +64,8 @@ class TokenContext:
     userinfo_algs: TTLCache[str, tuple[str | None]] = field(
         default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
     )
+    # private_key_jwt clients' key sets: inline jwks parsed, jwks_uri fetched (issue #25)
+    client_keys: ClientKeys = field(default_factory=ClientKeys)
 
     @property
     def settings(self) -> Settings:
@@ -157,11 +160,16 @@ def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContex
 
 @dataclass(frozen=True)
 class GrantDeps:
-    """One request's view: the worker's context, the moment, the caller's address."""
+    """One request's view: the worker's context, the moment, the caller's address, the
+    DPoP key it proved."""
 
     ctx: TokenContext
     now: int
     ip: str
+    #: RFC 9449: the thumbprint of the key of the request's DPoP proof (None: no proof);
+    #: the access token issued is bound to it (``cnf.jkt``), and so is a public client's
+    #: refresh token.
+    dpop_jkt: str | None = None
 
     @property
     def now_dt(self) -> datetime:

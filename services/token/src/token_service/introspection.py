@@ -19,7 +19,8 @@ from datetime import datetime
 from typing import Any
 
 from idp_common.crypto.jwt import InvalidToken, check_claims
-from idp_common.protocol.constants import TOKEN_TYPE_BEARER
+from idp_common.protocol.constants import TOKEN_TYPE_BEARER, TOKEN_TYPE_DPOP
+from idp_common.protocol.rfc9449_dpop import bound_jkt
 from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.refresh_tokens import (
     RefreshTokenRecord,
@@ -65,7 +66,11 @@ async def introspect_access_token(
     jti = claims.get("jti")
     if not isinstance(jti, str) or await deps.ctx.revocations.is_revoked(jti):
         return INACTIVE
-    answer: dict[str, Any] = {"active": True, "token_type": TOKEN_TYPE_BEARER}
+    jkt = bound_jkt(claims)  # RFC 9449 §6.2: a bound token's type and confirmation
+    token_type = TOKEN_TYPE_BEARER if jkt is None else TOKEN_TYPE_DPOP
+    answer: dict[str, Any] = {"active": True, "token_type": token_type}
+    if jkt is not None:
+        answer["cnf"] = {"jkt": jkt}
     for name in ("scope", "client_id", "sub", "aud", "iss", "exp", "iat", "jti"):
         if name in claims:
             answer[name] = claims[name]

@@ -9,7 +9,8 @@
   code's session reference), ``at_hash`` (by that algorithm's hash), ``auth_time``,
   ``acr``, ``amr`` and the claims the granted scopes release (as for userinfo,
   :func:`released_claims`).
-- :class:`TokenResponse`: RFC 6749 §5.1 body.
+- :class:`TokenResponse`: RFC 6749 §5.1 body; ``token_type`` ``DPoP`` and the access token
+  bound with ``cnf.jkt`` when the request carried a DPoP proof (RFC 9449 §5, §6.1).
 
 The order of a grant that spends something (a code, a refresh token; issue #19, attack
 5): the access token's ``jti`` and ``exp`` are chosen first (:func:`new_access_token_id`),
@@ -41,6 +42,7 @@ from idp_common.protocol.constants import (
     SCOPE_PROFILE,
     SIGNING_ALGORITHM,
     TOKEN_TYPE_BEARER,
+    TOKEN_TYPE_DPOP,
 )
 from idp_common.protocol.oidc_core_claims import id_token_claims
 from idp_common.protocol.rfc6749_scope import format_scope
@@ -58,6 +60,8 @@ class TokenResponse(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     scope: str
     id_token: str | None = None
     refresh_token: str | None = None
+    #: RFC 8693 §2.2.1: the token exchange's answer only.
+    issued_token_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,8 @@ class Authorization:
     nonce: str | None = None
     access_token_alg: str = SIGNING_ALGORITHM
     id_token_alg: str = SIGNING_ALGORITHM
+    #: RFC 8693 §4.1 ``act`` of an exchanged token (the acting client).
+    act: dict[str, Any] | None = None
 
 
 class GrantOrigin(Protocol):
@@ -198,6 +204,10 @@ def sign_access_token(deps: GrantDeps, auth: Authorization, ident: AccessTokenId
         sid=auth.sid,
     )
     claims["aud"] = audience_claim(auth.audiences)
+    if auth.act:
+        claims["act"] = auth.act
+    if deps.dpop_jkt is not None:  # RFC 9449 §6.1: bound to the proof's key
+        claims["cnf"] = {"jkt": deps.dpop_jkt}
     return sign_jwt(
         claims, deps.ctx.keys, typ=TYP_ACCESS_TOKEN, now=deps.now, alg=auth.access_token_alg
     )
@@ -239,7 +249,7 @@ def sign_tokens(
     id_token = sign_id_token(deps, auth, access_token) if SCOPE_OPENID in auth.scopes else None
     return TokenResponse(
         access_token=access_token,
-        token_type=TOKEN_TYPE_BEARER,
+        token_type=TOKEN_TYPE_BEARER if deps.dpop_jkt is None else TOKEN_TYPE_DPOP,
         expires_in=ident.exp - deps.now,
         scope=format_scope(auth.scopes),
         id_token=id_token,

@@ -126,6 +126,9 @@ _GRANT_FIELDS: dict[str, tuple[str, ...]] = {
     "authorization_code": ("code", "redirect_uri"),
     "refresh_token": ("refresh_token",),
     "client_credentials": (),
+    "urn:ietf:params:oauth:grant-type:device_code": ("device_code",),  # RFC 8628 §3.4
+    # RFC 8693 §2.1 (``audience`` and ``resource`` may repeat: RFC 8707 §2)
+    "urn:ietf:params:oauth:grant-type:token-exchange": ("subject_token", "subject_token_type"),
 }
 _TOKEN_FORM = Schema(one_of=[_grant_form(g, _GRANT_FIELDS.get(g, ())) for g in sorted(GRANTS)])
 
@@ -142,9 +145,21 @@ def _redirect(description: str) -> OpenAPIResponse:
 _PROTOCOL_ERRORS = (400, 401, 403, 404, 405, 413, 415, 429, 503)
 
 
+#: RFC 9449 §4.1: the one request header carrying a DPoP proof (docs/oauth/dpop.md).
+def _dpop_header() -> Parameter:
+    return Parameter(
+        name="DPoP",
+        param_in=ParamType.HEADER,
+        schema=_STRING,
+        required=False,
+        description="RFC 9449 DPoP proof (a `dpop+jwt`): binds the token to its key",
+    )
+
+
 @dataclass
 class TokenOperation(Operation):
     def __post_init__(self) -> None:
+        self.parameters = [_dpop_header()]
         self.request_body = RequestBody(
             content={FORM_MEDIA_TYPE: OpenAPIMediaType(_TOKEN_FORM)}, required=True
         )
@@ -174,11 +189,65 @@ class RevocationOperation(Operation):
         }
 
 
+#: RFC 8628 §3.2.
+_DEVICE_ANSWER = _object(
+    {
+        **_strings(("device_code", "user_code", "verification_uri", "verification_uri_complete")),
+        "expires_in": _INTEGER,
+        "interval": _INTEGER,
+    },
+    ["device_code", "user_code", "verification_uri", "expires_in"],
+)
+#: RFC 8628 §3.1 and the client's credentials (RFC 6749 §2.3, RFC 7523 §2.2).
+_DEVICE_FIELDS = (
+    "client_id",
+    "client_secret",
+    "client_assertion",
+    "client_assertion_type",
+    "scope",
+)
+
+
+@dataclass
+class DeviceAuthorizationOperation(Operation):
+    def __post_init__(self) -> None:
+        self.request_body = _form(_DEVICE_FIELDS)
+        self.responses = {
+            "200": _json("RFC 8628 §3.2 device authorization response", _DEVICE_ANSWER),
+            **_errors(*_PROTOCOL_ERRORS),
+        }
+
+
+#: RFC 9126 §2.2.
+_PAR_ANSWER = _object(
+    {"request_uri": _STRING, "expires_in": _INTEGER}, ["request_uri", "expires_in"]
+)
+#: RFC 9126 §2.1: the authorization request's parameters and the client's credentials.
+_PAR_FIELDS = (
+    *(name for name in ALL_PARAMETERS if name not in {"challenge", "request_uri"}),
+    "resource",
+    "client_secret",
+    "client_assertion",
+    "client_assertion_type",
+)
+
+
+@dataclass
+class PushedAuthorizationOperation(Operation):
+    def __post_init__(self) -> None:
+        self.request_body = _form(_PAR_FIELDS, ["response_type", "redirect_uri", "scope"])
+        self.responses = {
+            "201": _json("RFC 9126 §2.2 pushed authorization response", _PAR_ANSWER),
+            **_errors(*_PROTOCOL_ERRORS),
+        }
+
+
 @dataclass
 class UserinfoOperation(Operation):
     """GET reads only ``Authorization``; POST may carry the token as a form field."""
 
     def __post_init__(self) -> None:
+        self.parameters = [_dpop_header()]  # with `Authorization: DPoP <token>`
         if self.operation_id == "userinfoPost":
             body = _form(_struct_fields(UserinfoForm))
             self.request_body = RequestBody(content=body.content, required=False)

@@ -22,10 +22,15 @@ _KNOWN: Final = field_names(TokenHintRequest)
 
 
 async def read_token_request(
-    request: Request[Any, Any, Any], limit: AddressLimit, *, confidential_only: bool = False
+    request: Request[Any, Any, Any],
+    limit: AddressLimit,
+    *,
+    confidential_only: bool = False,
+    endpoint_path: str | None = None,
 ) -> tuple[GrantDeps, str, ClientRecord]:
     """Count the request in ``limit``, parse the form once, authenticate the client;
-    return the required ``token``.
+    return the required ``token``. ``endpoint_path``: the endpoint's path, whose URL on
+    the issuer a client assertion may name as its ``aud`` (RFC 7523 §3).
 
     ``token_type_hint`` is accepted and not needed: the token's shape (JWT or opaque)
     decides the lookup."""
@@ -38,6 +43,9 @@ async def read_token_request(
         client_id=req.client_id,
         client_secret=req.client_secret,
         confidential_only=confidential_only,
+        client_assertion=req.client_assertion,
+        client_assertion_type=req.client_assertion_type,
+        endpoint_url=deps.ctx.settings.issuer_base + endpoint_path if endpoint_path else None,
     )
     if not req.token:
         raise InvalidRequest("token is required")

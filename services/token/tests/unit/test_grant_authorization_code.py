@@ -11,8 +11,10 @@ import pytest
 
 from idp_common.protocol.rfc6749_errors import InvalidGrant
 from idp_common.protocol.rfc7636_pkce import s256_challenge
+from idp_common.protocol.rfc8707_resource import InvalidTarget, ResourceApi
 from token_service.forms import TokenRequest
 from token_service.grants.rfc6749_authorization_code import check_code, judge_code
+from token_service.resource_indicators import Targets
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)  # as the records of conftest.py
 VERIFIER = "v" * 43
@@ -103,3 +105,23 @@ def test_an_expired_code_is_refused_a_moment_after(
     client = make_client()
     code = make_code(client, expires_at=NOW - timedelta(seconds=1))
     assert refusal(code, client, person=make_person()) == "the authorization code has expired"
+
+
+def test_a_resource_the_code_does_not_reach_refuses_it_with_invalid_target(
+    make_client: Callable[..., Any], make_code: Callable[..., Any], make_person: Callable[..., Any]
+) -> None:
+    """RFC 8707 §2.2: a ``resource`` at the token endpoint must be among the authorized."""
+    client = make_client()
+    code = make_code(client, scope="openid api:read")
+    person = make_person(scopes=frozenset({"api:read"}))
+    api = ResourceApi("urn:api", "RS256", frozenset({"api:read"}))
+    other = ResourceApi("urn:other", "RS256", frozenset({"other:read"}))
+    targets = Targets(["urn:api"], {"urn:api": api})
+    verdict = judge_code(code, person, client, REQUEST, NOW, targets)
+    assert not verdict.refused
+    assert verdict.scopes == ["openid", "api:read"]  # the grant keeps its whole scope
+    refused = judge_code(
+        code, person, client, REQUEST, NOW, Targets(["urn:other"], {"urn:other": other})
+    )
+    assert isinstance(refused.refusal, InvalidTarget)
+    assert refused.refusal.error == "invalid_target"

@@ -10,6 +10,7 @@ import msgspec
 from idp_common.config.settings import FACE_SIGNIN_MODES, LOG_FORMATS, Settings
 from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.caller_address import parse_trusted_networks
+from idp_common.protocol.rfc9126_par import MAX_LIFETIME_SECONDS as MAX_PAR_LIFETIME_SECONDS
 
 #: Numeric settings that must be positive: sizes, lifetimes and every per-address limit.
 _POSITIVE: tuple[str, ...] = (
@@ -21,6 +22,8 @@ _POSITIVE: tuple[str, ...] = (
     "db_pool_size",
     "db_hot_pool_size",
     "cleanup_batch_size",
+    "device_code_ttl",
+    "device_poll_interval",
     *(field.name for field in msgspec.structs.fields(Settings) if field.name.endswith("_per_ip")),
 )
 
@@ -122,6 +125,13 @@ def _validate_cleanup(settings: Settings) -> list[str]:
     return problems
 
 
+def _validate_par(settings: Settings) -> list[str]:
+    """A pushed authorization request's lifetime (RFC 9126 §2.2; FAPI 2.0: under 600 s)."""
+    if 1 <= settings.par_request_ttl <= MAX_PAR_LIFETIME_SECONDS:
+        return []
+    return [f"SVC_PAR_REQUEST_TTL: must be 1 to {MAX_PAR_LIFETIME_SECONDS} seconds"]
+
+
 def _validate_services(settings: Settings) -> list[str]:
     """Rules on the addresses of the dependencies and on numeric limits."""
     problems: list[str] = []
@@ -145,6 +155,9 @@ def _validate_services(settings: Settings) -> list[str]:
             parse_key(settings.secrets_key)
         except ValueError as exc:
             problems.append(str(exc))
+    if settings.dpop_nonce and not settings.secrets_key:
+        problems.append("SVC_DPOP_NONCE: needs SVC_SECRETS_KEY (the nonces' key derives from it)")
+    problems += _validate_par(settings)
     problems += _validate_cleanup(settings)
     if settings.dependency_timeout <= 0:
         problems.append("SVC_DEPENDENCY_TIMEOUT: must be positive")
@@ -168,6 +181,11 @@ def unsafe_defaults(settings: Settings) -> list[str]:
     if settings.is_prod and settings.backchannel_allow_private:
         warnings.append(
             "SVC_BACKCHANNEL_ALLOW_PRIVATE is on in production: back-channel logout may "
+            "reach loopback and private addresses"
+        )
+    if settings.is_prod and settings.client_jwks_allow_private:
+        warnings.append(
+            "SVC_CLIENT_JWKS_ALLOW_PRIVATE is on in production: a client's jwks_uri may "
             "reach loopback and private addresses"
         )
     return warnings

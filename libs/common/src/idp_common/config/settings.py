@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import Literal
 
 import msgspec
@@ -15,6 +17,7 @@ from idp_common.protocol.constants import (
     SESSION_COOKIE_NAME,
     TOKEN_PER_IP_LIMIT,
 )
+from idp_common.protocol.rfc9126_par import DEFAULT_LIFETIME_SECONDS as PAR_LIFETIME_SECONDS
 
 PREFIX = "SVC_"
 HOST_PREFIX = "__Host-"
@@ -68,6 +71,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # (idp_common.web.lean_routes; docs/performance.md). false: the full stack, to compare.
     lean_routes: bool = True
     secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
+    # RFC 9449 §8: DPoP proofs must carry a server nonce (an HMAC of the time window under
+    # a key derived from SVC_SECRETS_KEY, which must then be set; docs/oauth/dpop.md).
+    dpop_nonce: bool = False
 
     access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS
     token_per_ip: int = TOKEN_PER_IP_LIMIT  # spec §8 TOKEN_PER_IP, per minute
@@ -87,9 +93,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Face sign-in attempts per minute per caller address: each costs a decode and an
     # embedding (0.1-0.4 s of a core), far more than a password (docs/security.md).
     face_per_ip: int = 10
+    # RFC 8628 device authorization (docs/oauth/device-flow.md): a device code's lifetime,
+    # the least seconds between two polls, and the wrong user codes an address may enter
+    # in an hour on the device page before it is refused (429).
+    device_code_ttl: int = 600
+    device_poll_interval: int = 5
+    user_code_failures_per_ip: int = 20
     # Authorization requests that may start a sign-in (a challenge in Redis) per minute per
     # caller address (docs/security.md "Throttling").
     challenge_per_ip: int = 60
+    # Seconds a pushed authorization request (RFC 9126 §2.2 ``expires_in``) stays usable,
+    # 1 to 599 (FAPI 2.0 asks for under 600; docs/oauth/par.md).
+    par_request_ttl: int = PAR_LIFETIME_SECONDS
     # RP-Initiated Logout without a valid id_token_hint shows a confirmation page instead
     # of ending the session at once (OIDC RP-Initiated Logout 1.0 §2; docs/security.md).
     logout_confirmation: bool = False
@@ -97,6 +112,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # (development and the test suite; docs/security.md). Off: refused at registration
     # and again at delivery, after DNS resolution.
     backchannel_allow_private: bool = False
+    # A client's jwks_uri (private_key_jwt, issue #25) may name loopback, private and
+    # link-local addresses (development and the test suite; docs/oauth/client-authentication.md).
+    # Off: refused at registration and again when the token service fetches it.
+    client_jwks_allow_private: bool = False
     # Production only: the session cookie is named ``__Host-svc_session`` (RFC 6265bis
     # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
     session_cookie_host_prefix: bool = False
@@ -138,6 +157,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     def secrets_key_bytes(self) -> bytes | None:
         """The decoded secrets key (validated at start-up), or None when unset."""
         return parse_key(self.secrets_key) if self.secrets_key else None
+
+    @property
+    def dpop_nonce_key(self) -> bytes | None:
+        """The key of the DPoP server nonces (RFC 9449 §8), None when nonces are off."""
+        key = self.secrets_key_bytes if self.dpop_nonce else None
+        return None if key is None else hmac.new(key, b"dpop-nonce", hashlib.sha256).digest()
 
     @property
     def api_audience(self) -> str:

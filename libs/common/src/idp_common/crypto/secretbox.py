@@ -1,4 +1,5 @@
-"""Encryption of secrets stored in the database: TOTP secrets, face templates (DESIGN.md §2).
+"""Encryption of secrets stored in the database: TOTP secrets, face templates (DESIGN.md §2),
+the secrets of ``client_secret_jwt`` clients (issue #25).
 
 AES-256-GCM (NIST SP 800-38D) from ``cryptography``, one 32-byte key for the deployment.
 
@@ -13,7 +14,8 @@ Sealed value (``bytes``, stored in a ``bytea`` column)::
   so a ciphertext copied onto another person's row does not open. The conventions are
   the helpers below (``totp_context(user_id)`` for ``totp_credentials.secret_encrypted``,
   ``face_context(user_id)`` for ``face_templates.template_encrypted``). What is sealed
-  for TOTP is the base32 secret as ASCII (what ``pyotp.TOTP`` takes).
+  for TOTP is the base32 secret as ASCII (what ``pyotp.TOTP`` takes);
+  ``client_secret_context(client_pk)`` for ``client_secrets.sealed``, the secret's UTF-8.
 - A random 96-bit nonce per value: safe far beyond the number of values a deployment
   seals under one key (NIST SP 800-38D §8.3 bounds it at 2^32 invocations).
 
@@ -40,6 +42,7 @@ from idp_common.protocol.rfc4648_base64url import base64url_decode, base64url_en
 __all__ = [
     "SECRETS_KEY_ENV",
     "SecretboxError",
+    "client_secret_context",
     "face_context",
     "generate_key",
     "key_id",
@@ -105,6 +108,12 @@ def open_sealed(blob: bytes, *, key: bytes, context: bytes) -> bytes:
 def totp_context(user_id: object) -> bytes:
     """Associated data of a person's TOTP secret (``totp_credentials.secret_encrypted``)."""
     return f"idp:totp:{user_id}".encode()
+
+
+def client_secret_context(client_pk: object) -> bytes:
+    """Associated data of a ``client_secret_jwt`` client's secret (``client_secrets.sealed``,
+    bound to the client's row id; issue #25)."""
+    return f"idp:client-secret:{client_pk}".encode()
 
 
 def face_context(user_id: object) -> bytes:

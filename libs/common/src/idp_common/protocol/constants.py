@@ -21,6 +21,8 @@ GRANT_TYPES: Final = (
     GRANT_TYPE_DEVICE_CODE,
     GRANT_TYPE_TOKEN_EXCHANGE,
 )
+#: RFC 8693 §3 token type identifiers: the only one exchanged here (issue #25).
+TOKEN_TYPE_URN_ACCESS_TOKEN: Final = "urn:ietf:params:oauth:token-type:access_token"
 
 # --- Authorization request: RFC 6749 §3.1.1, OIDC Core §3.1.2.1, RFC 7636 §4.3 ------------
 RESPONSE_TYPE_CODE: Final = "code"
@@ -53,8 +55,14 @@ CLIENT_ASSERTION_TYPE_JWT_BEARER: Final = "urn:ietf:params:oauth:client-assertio
 #: Client profiles (issue #25): ``fapi2`` turns on the FAPI 2.0 Security Profile's rules.
 SECURITY_PROFILE_FAPI2: Final = "fapi2"
 SECURITY_PROFILES: Final = (SECURITY_PROFILE_FAPI2,)
-#: Introspection and revocation authenticate a confidential client (DESIGN.md §2).
-CONFIDENTIAL_CLIENT_AUTH_METHODS: Final = (CLIENT_AUTH_SECRET_BASIC, CLIENT_AUTH_SECRET_POST)
+#: Introspection and revocation authenticate a confidential client (DESIGN.md §2), by a
+#: secret or a client assertion (issue #25).
+CONFIDENTIAL_CLIENT_AUTH_METHODS: Final = (
+    CLIENT_AUTH_SECRET_BASIC,
+    CLIENT_AUTH_SECRET_POST,
+    CLIENT_AUTH_SECRET_JWT,
+    CLIENT_AUTH_PRIVATE_KEY_JWT,
+)
 
 CLIENT_TYPE_CONFIDENTIAL: Final = "confidential"
 CLIENT_TYPE_PUBLIC: Final = "public"

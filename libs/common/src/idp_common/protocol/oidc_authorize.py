@@ -13,6 +13,11 @@ Validation happens in two stages, because where an error may go depends on it:
 Parameters may not repeat (RFC 6749 §3.1, :mod:`idp_common.protocol.rfc6749_parameters`);
 unknown ones are ignored. PKCE is checked by :mod:`idp_common.protocol.rfc7636_pkce`.
 
+A pushed request (RFC 9126, :mod:`idp_common.protocol.rfc9126_par`) is validated by the
+same two stages when it is pushed and again when its ``request_uri`` is used; the
+``request_uri`` itself is resolved by the endpoint before stage 1, so ``parse_request``
+only sees one that came in a pushed request (refused there already).
+
 Size bounds (issue #19, attack 4). A request that has not signed anyone in yet may store a
 sign-in challenge, so what it may carry is bounded before anything else is looked at. A
 value longer than its bound is refused with ``ParameterTooLong`` (an error page naming
@@ -41,7 +46,8 @@ acr_values             256    the levels asked for (below); unknown values are i
 display                32     accepted and ignored
 claims                 2048   accepted and ignored
 request                4096   refused (``request_not_supported``)
-request_uri            2048   refused (``request_not_supported``)
+request_uri            2048   a pushed request's reference (RFC 9126 §4), 43 characters
+dpop_jkt               64     RFC 9449 §10: a SHA-256 JWK thumbprint, 43 characters
 ====================== ====== ==========================================================
 
 With these bounds a stored challenge stays under about 4 KB besides its redirect URI,
@@ -74,6 +80,7 @@ from idp_common.protocol.rfc6749_errors import (
 from idp_common.protocol.rfc6749_parameters import single_values as given_once
 from idp_common.protocol.rfc6749_scope import parse_scope
 from idp_common.protocol.rfc7636_pkce import requested_challenge
+from idp_common.protocol.rfc9449_dpop import parse_dpop_jkt
 
 #: The longest value each parameter may have, in characters (see the module's table).
 PARAMETER_BOUNDS: Final[Mapping[str, int]] = MappingProxyType(
@@ -98,6 +105,7 @@ PARAMETER_BOUNDS: Final[Mapping[str, int]] = MappingProxyType(
         "claims": 2048,
         "request": 4096,
         "request_uri": 2048,
+        "dpop_jkt": 64,
     }
 )
 ALL_PARAMETERS: Final = tuple(PARAMETER_BOUNDS)
@@ -135,6 +143,7 @@ class AuthorizationRequest:
     code_challenge: str | None = None
     code_challenge_method: str | None = None
     acr_values: tuple[str, ...] = ()
+    dpop_jkt: str | None = None  # RFC 9449 §10: the code is bound to this DPoP key
 
     @property
     def forces_login(self) -> bool:
@@ -188,9 +197,15 @@ def match_redirect_uri(registered: Sequence[str], given: str | None) -> str:
 
 
 def parse_request(
-    values: Mapping[str, str], *, client_id: str, redirect_uri: str, public_client: bool
+    values: Mapping[str, str],
+    *,
+    client_id: str,
+    redirect_uri: str,
+    public_client: bool,
+    pkce_required: bool = False,
 ) -> AuthorizationRequest:
-    """Validate everything after the redirect URI is trusted (raises ``OAuth2Error``)."""
+    """Validate everything after the redirect URI is trusted (raises ``OAuth2Error``).
+    PKCE is required of a public client, and of any when ``pkce_required`` (FAPI 2.0)."""
     if values.get("request") or values.get("request_uri"):
         raise RequestNotSupported("request objects are not supported")
     if values.get("response_type") != RESPONSE_TYPE_CODE:
@@ -198,7 +213,9 @@ def parse_request(
     if values.get("response_mode", "query") != "query":
         raise InvalidRequest("only response_mode=query is supported")
     pkce = requested_challenge(
-        values.get("code_challenge"), values.get("code_challenge_method"), required=public_client
+        values.get("code_challenge"),
+        values.get("code_challenge_method"),
+        required=public_client or pkce_required,
     )
     return AuthorizationRequest(
         client_id=client_id,
@@ -213,6 +230,7 @@ def parse_request(
         acr_values=parse_acr_values(values.get("acr_values")),
         code_challenge=pkce[0] if pkce else None,
         code_challenge_method=pkce[1] if pkce else None,
+        dpop_jkt=parse_dpop_jkt(values.get("dpop_jkt")),
     )
 
 

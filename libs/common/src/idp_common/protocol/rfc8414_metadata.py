@@ -12,9 +12,11 @@ built on the issuer with one trailing ``/`` removed.
 Signing algorithms (issue #24): ``id_token_signing_alg_values_supported`` and
 ``userinfo_signing_alg_values_supported`` (OIDC Discovery §3) list exactly the algorithms
 the provider holds a current key for, in the order RS256, PS256, ES256, EdDSA: a client
-may register for any of them. Nothing else is listed that is not implemented: no request
-objects, no JWT client authentication, no signed introspection answers, so none of their
-``*_signing_alg_values_supported`` members appear.
+may register for any of them. Client assertions (RFC 7523, OIDC Core §9; issue #25) are
+accepted at the token, introspection and revocation endpoints: their
+``*_endpoint_auth_signing_alg_values_supported`` list RS256, PS256, ES256 (``private_key_jwt``)
+and HS256 (``client_secret_jwt``). Nothing else is listed that is not implemented: no
+request objects, no signed introspection answers.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from idp_common.protocol import constants as c
+from idp_common.protocol.rfc7523_client_assertion import PRIVATE_KEY_JWT_ALGS, SECRET_JWT_ALGS
+from idp_common.protocol.rfc8628_device import DEVICE_AUTHORIZATION_PATH
+from idp_common.protocol.rfc9126_par import PAR_PATH
+from idp_common.protocol.rfc9449_dpop import DPOP_ALGORITHMS
 
 __all__ = [
     "AUTHORIZATION_PATH",
@@ -66,6 +72,10 @@ CLAIMS_SUPPORTED = (
 )
 
 
+#: The ``alg`` values a client assertion may use (``private_key_jwt``, ``client_secret_jwt``).
+ASSERTION_ALGS = (*PRIVATE_KEY_JWT_ALGS, *SECRET_JWT_ALGS)
+
+
 def issuer_base(issuer: str) -> str:
     """The issuer with one trailing ``/`` removed; endpoint paths are appended to it.
 
@@ -96,6 +106,11 @@ def provider_metadata(
         "end_session_endpoint": base + END_SESSION_PATH,
         "introspection_endpoint": base + INTROSPECTION_PATH,
         "revocation_endpoint": base + REVOCATION_PATH,
+        # RFC 9126 §5: pushing is optional at the server; a client may be set to require it.
+        "pushed_authorization_request_endpoint": base + PAR_PATH,
+        "require_pushed_authorization_requests": False,
+        # RFC 8628 §4: the device authorization endpoint (issue #25).
+        "device_authorization_endpoint": base + DEVICE_AUTHORIZATION_PATH,
         "response_types_supported": [c.RESPONSE_TYPE_CODE],
         "response_modes_supported": [c.RESPONSE_MODE_QUERY],
         "grant_types_supported": list(c.GRANT_TYPES),
@@ -103,9 +118,14 @@ def provider_metadata(
         "id_token_signing_alg_values_supported": algs,
         "userinfo_signing_alg_values_supported": list(algs),
         "token_endpoint_auth_methods_supported": list(c.TOKEN_ENDPOINT_AUTH_METHODS),
+        # RFC 7523 §2.2, OIDC Core §9 (issue #25): client assertions at all three.
+        "token_endpoint_auth_signing_alg_values_supported": list(ASSERTION_ALGS),
         "introspection_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),
+        "introspection_endpoint_auth_signing_alg_values_supported": list(ASSERTION_ALGS),
         "revocation_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),
+        "revocation_endpoint_auth_signing_alg_values_supported": list(ASSERTION_ALGS),
         "code_challenge_methods_supported": [c.CODE_CHALLENGE_METHOD_S256],
+        "dpop_signing_alg_values_supported": list(DPOP_ALGORITHMS),  # RFC 9449 §5.1
         "scopes_supported": list(c.OIDC_SCOPES),
         "claims_supported": list(CLAIMS_SUPPORTED),
         "prompt_values_supported": list(c.PROMPT_VALUES),

@@ -12,6 +12,9 @@ bucket       setting              window   what is counted
 token        SVC_TOKEN_PER_IP     60 s     ``/oauth2/token`` requests (spec part 8)
 introspect   SVC_TOKEN_PER_IP     60 s     ``/oauth2/introspect`` requests (issue #19, attack 11)
 revoke       SVC_TOKEN_PER_IP     60 s     ``/oauth2/revoke`` requests (issue #19, attack 11)
+par          SVC_TOKEN_PER_IP     60 s     ``/oauth2/par`` requests (RFC 9126, pushed requests)
+device       SVC_TOKEN_PER_IP     60 s     ``/oauth2/device_authorization`` requests, and the device
+                                           page's user-code requests (RFC 8628 §5.1, §5.2)
 challenge    SVC_CHALLENGE_PER_IP 60 s     sign-in challenges stored by ``/oauth2/authorize``
 signin_ip    SVC_TOKEN_PER_IP     60 s     password and TOTP steps of the sign-in API
 face_ip      SVC_FACE_PER_IP      60 s     face sign-in attempts (each a decode and an embedding)
@@ -34,8 +37,10 @@ __all__ = [
     "ADDRESS_LIMITS",
     "AUTH_FAIL",
     "CHALLENGE",
+    "DEVICE",
     "FACE",
     "INTROSPECT",
+    "PAR",
     "RESET",
     "REVOKE",
     "SIGNIN",
@@ -72,6 +77,8 @@ HOUR: Final = 3600
 TOKEN: Final = AddressLimit("token", "token_per_ip", MINUTE)
 INTROSPECT: Final = AddressLimit("introspect", "token_per_ip", MINUTE)
 REVOKE: Final = AddressLimit("revoke", "token_per_ip", MINUTE)
+PAR: Final = AddressLimit("par", "token_per_ip", MINUTE)
+DEVICE: Final = AddressLimit("device", "token_per_ip", MINUTE)
 CHALLENGE: Final = AddressLimit("challenge", "challenge_per_ip", MINUTE)
 SIGNIN: Final = AddressLimit("signin_ip", "token_per_ip", MINUTE)
 FACE: Final = AddressLimit("face_ip", "face_per_ip", MINUTE)
@@ -82,6 +89,17 @@ AUTH_FAIL: Final = AddressLimit("auth_fail", "auth_fail_per_ip", MINUTE)
 ADDRESS_LIMITS: Final[Mapping[str, AddressLimit]] = MappingProxyType(
     {
         row.bucket: row
-        for row in (TOKEN, INTROSPECT, REVOKE, CHALLENGE, SIGNIN, FACE, RESET, AUTH_FAIL)
+        for row in (
+            TOKEN,
+            INTROSPECT,
+            REVOKE,
+            PAR,
+            DEVICE,
+            CHALLENGE,
+            SIGNIN,
+            FACE,
+            RESET,
+            AUTH_FAIL,
+        )
     }
 )

@@ -42,6 +42,7 @@ class Challenge(msgspec.Struct, kw_only=True):
     # OIDC Core §3.1.2.1 ``acr_values``: levels the client asked for; a face alone
     # (``urn:idp:acr:face``) is offered only when it is among them or none were asked.
     acr_values: list[str] = msgspec.field(default_factory=list)
+    dpop_jkt: str | None = None  # RFC 9449 §10: the code will be bound to this DPoP key
     created_at: int = 0
     step: Step = "password"
     # Filled in as the person proceeds:
@@ -54,6 +55,10 @@ class Challenge(msgspec.Struct, kw_only=True):
     # while that password is still the person's (issue 21, a change at the same moment).
     password_stamp: str | None = None
     failed_codes: int = 0
+    # A sign-in that is not an authorization request (the device page, RFC 8628): where
+    # the browser goes when it is done, a URL the provider built; ``redirect_uri`` is then
+    # empty, so ``/oauth2/authorize`` can never resume it into a code.
+    return_to: str | None = None
 
 
 _challenge_codec = msgspec.json.Encoder()

@@ -92,7 +92,8 @@ def _cors(settings: Settings) -> CORSConfig | None:
     return CORSConfig(
         allow_origins=list(settings.allowed_admin_origins),
         allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-        allow_headers=["Authorization", "Content-Type"],
+        allow_headers=["Authorization", "Content-Type", "DPoP"],  # DPoP: RFC 9449 §7
+        expose_headers=["WWW-Authenticate", "DPoP-Nonce"],
         allow_credentials=False,
         max_age=600,
     )

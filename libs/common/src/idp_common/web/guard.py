@@ -16,6 +16,11 @@ provider's own API must not honour for ten more minutes what was revoked or disa
   the stamp could not be bumped. A worker that cannot read Redis cannot check the
   revocation list either: 503 (fail closed).
 
+DPoP (RFC 9449 §7): a token bound to a key (``cnf.jkt``) is accepted only as
+``Authorization: DPoP`` with a ``DPoP`` proof of that key for this method and public URL,
+carrying the token's ``ath`` (``idp_common.web.dpop``); as ``Bearer`` it is 401
+``invalid_token``, a bad proof 401 ``invalid_dpop_proof``, each with a ``DPoP`` challenge.
+
 Then the one permission the route declares must be among the token's scopes.
 
 - missing, expired, malformed, wrong-audience, badly signed, revoked token, or one of a
@@ -42,6 +47,7 @@ from redis.exceptions import RedisError
 
 from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
 from idp_common.errors import PermissionDenied, RateLimited, Unauthenticated
+from idp_common.protocol.rfc9449_dpop import DpopRefusedAtResource, dpop_challenge
 from idp_common.state.address_limits import AUTH_FAIL
 from idp_common.state.change_stamp import StampWatch
 from idp_common.state.redis_batch import RedisBatch
@@ -49,6 +55,7 @@ from idp_common.state.revocation import RevocationList
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
 from idp_common.storage.repos.permissions import person_is_active
 from idp_common.web.caller import caller_ip, resources_of
+from idp_common.web.dpop import check_resource_dpop
 from idp_common.web.resources import Resources
 
 log = logging.getLogger("idp.guard")
@@ -61,6 +68,8 @@ STANDING_TTL_SECONDS: Final = 5.0
 #: People a worker remembers at most (then it starts again).
 _STANDING_CAPACITY: Final = 10_000
 _STANDING_STATE: Final = "bearer_standing"
+_DPOP_SCHEME: Final = "dpop"
+_SCHEMES: Final = frozenset({"bearer", _DPOP_SCHEME})
 
 
 class Caller(msgspec.Struct, frozen=True):
@@ -82,12 +91,14 @@ def requires(permission: str) -> dict[str, Any]:
     }
 
 
-def _bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> str | None:
+def _bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> tuple[str, bool] | None:
+    """(the access token, whether it came with the ``DPoP`` scheme, RFC 9449 §7.1)."""
     header = connection.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    scheme = scheme.lower()
+    if scheme not in _SCHEMES or not token.strip():
         return None
-    return token.strip()
+    return token.strip(), scheme == _DPOP_SCHEME
 
 
 def person_of(claims: dict[str, Any]) -> uuid.UUID | None:
@@ -167,6 +178,8 @@ def _unauthenticated(reason: str, sent: bool) -> Unauthenticated:
     challenge = 'Bearer realm="idp"'
     if sent:
         challenge += f', error="invalid_token", error_description="{reason}"'
+    else:  # RFC 9449 §7.1: both schemes are accepted, both are offered
+        challenge += ", " + dpop_challenge()
     return Unauthenticated(
         f"access token {reason}" if sent else "bearer access token required",
         code="auth.invalid_token" if sent else "auth.missing_token",
@@ -184,22 +197,32 @@ async def bearer_guard(
 ) -> None:
     permission: str = handler.opt[PERMISSION_OPT]
     resources = resources_of(connection)
-    token = _bearer_token(connection)
-    if token is None:
+    presented = _bearer_token(connection)
+    if presented is None:
         await _refuse(connection, "missing", sent=False)
         return
+    token, dpop, now = *presented, int(time.time())
     try:
         claims = verify_jwt(
             token,
             resources.keys,
             issuer=resources.settings.issuer,
             audience=resources.settings.api_audience,
-            now=int(time.time()),
+            now=now,
             typ=TYP_ACCESS_TOKEN,
         )
     except InvalidToken as exc:
         await _refuse(connection, exc.reason, sent=True)
         return
+    try:
+        await check_resource_dpop(connection, token=token, claims=claims, dpop_scheme=dpop, now=now)
+    except DpopRefusedAtResource as exc:
+        await _count_failure(connection)
+        raise Unauthenticated(
+            f"access token refused: {exc.description}",
+            code=f"auth.{exc.code}",
+            headers=exc.headers,
+        ) from exc
     refusal = await _standing(connection).refusal(claims)
     if refusal is not None:
         await _count_failure(connection)

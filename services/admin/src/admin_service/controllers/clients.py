@@ -25,9 +25,12 @@ from admin_service.authority import (
     check_recent_secret,
 )
 from admin_service.client_rules import check_settings
+from admin_service.exchange_audiences import check_exchange_audiences
 from admin_service.routes import Limit, Names, Req, operation, reading, writing
 from admin_service.signing_algs import check_signing_algs
+from idp_common.errors import ServiceUnavailable
 from idp_common.protocol.constants import (
+    CLIENT_AUTH_SECRET_JWT,
     GRANT_TYPE_AUTHORIZATION_CODE,
     SCOPE_IDP_CLIENTS_READ,
     SCOPE_IDP_CLIENTS_WRITE,
@@ -156,6 +159,22 @@ def _allow_private(request: Req) -> bool:
     return resources_of(request).settings.backchannel_allow_private
 
 
+def _allow_private_jwks(request: Req) -> bool:
+    return resources_of(request).settings.client_jwks_allow_private
+
+
+def _secrets_key(request: Req, method: str | None) -> bytes | None:
+    """The deployment's secret box key: a ``client_secret_jwt`` client's secret is kept
+    sealed with it (issue #25); such a client cannot be created without one (503)."""
+    key = resources_of(request).settings.secrets_key_bytes
+    if key is None and method == CLIENT_AUTH_SECRET_JWT:
+        raise ServiceUnavailable(
+            "client_secret_jwt is not available: SVC_SECRETS_KEY is not configured",
+            code="admin.secrets_key_missing",
+        )
+    return key
+
+
 @get(**operation("listClients", "List OAuth clients (by client_id)", READ))
 async def list_clients(
     request: Req, limit: Limit = DEFAULT_LIMIT, cursor: str | None = None
@@ -174,7 +193,12 @@ async def list_clients(
         "absolute, no fragment, `https` (plain `http` only to 127.0.0.1, [::1] or localhost). "
         "`backchannelLogoutUri` must not name a loopback, private, link-local or other "
         "non-global host unless the deployment allows it (`SVC_BACKCHANNEL_ALLOW_PRIVATE`). "
-        "`grantTypes` defaults to `authorization_code`. " + _ALG_NOTE,
+        "`grantTypes` defaults to `authorization_code`. `token_endpoint_auth_method` "
+        "`private_key_jwt` needs `jwks` (1 to 10 public RSA >= 2048 bits, EC P-256 or OKP "
+        "keys) or `jwks_uri` (https; not a non-global host unless "
+        "`SVC_CLIENT_JWKS_ALLOW_PRIVATE`), not both; `client_secret_jwt` needs "
+        "`SVC_SECRETS_KEY` (else 503). Each `tokenExchangeAudiences` value must be the "
+        "audience of a registered API (else 400 naming `tokenExchangeAudiences[i]`). " + _ALG_NOTE,
     )
 )
 async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCreated:
@@ -182,9 +206,16 @@ async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCre
     check_signing_algs(request, {name: fields[name] for name in _ALG_FIELDS})
     client_type = fields.pop("type")
     settings = ClientSettings(**fields)
-    check_settings(client_type, settings, allow_private=_allow_private(request))
+    check_settings(
+        client_type,
+        settings,
+        allow_private=_allow_private(request),
+        allow_private_jwks=_allow_private_jwks(request),
+    )
+    key = _secrets_key(request, settings.token_endpoint_auth_method)
     async with writing(request) as write:
-        created = await repo.create_client(write.session, client_type, settings)
+        await check_exchange_audiences(write.session, settings.token_exchange_audiences)
+        created = await repo.create_client(write.session, client_type, settings, secrets_key=key)
         write.audit("client.create", created.client_id, status_code=201, type=client_type)
     return created
 
@@ -218,12 +249,19 @@ async def update_client(request: Req, client_id: str, data: JSONBody[ClientUpdat
         await check_recent_secret(request)
     # A back-channel URI stored before the address rule existed is judged only when sent.
     allow = _allow_private(request) or "backchannel_logout_uri" not in changes
+    allow_jwks = _allow_private_jwks(request) or "jwks_uri" not in changes
     async with writing(request) as write:
         if takeover:
             await check_may_take_over_client(request, write.session, client_id)
         client, changed = await repo.update_client(
-            write.session, client_id, changes, check=partial(check_settings, allow_private=allow)
+            write.session,
+            client_id,
+            changes,
+            check=partial(check_settings, allow_private=allow, allow_private_jwks=allow_jwks),
         )
+        audiences = data.token_exchange_audiences
+        if not isinstance(audiences, msgspec.UnsetType):  # after the shape checks; rolled back
+            await check_exchange_audiences(write.session, audiences)
         write.audit("client.update", client_id, fields=[_WIRE_NAMES[f] for f in changed])
     await _tell_token_service(request)
     return client
@@ -254,13 +292,18 @@ async def delete_client(request: Req, client_id: str) -> None:
         "Replace a confidential client's secret",
         WRITE,
         "Answers the new `client_secret` (shown only here); the old one stops working. A "
+        "`client_secret_jwt` client's new secret is also kept sealed with `SVC_SECRETS_KEY` "
+        "(it is the HMAC key of its assertions): a client switched to `client_secret_jwt` "
+        "by PATCH authenticates only once its secret was rotated. A "
         f"public client has no secret (409). {_TAKEOVER_NOTE}",
         sensitive=True,
     ),
 )
 async def rotate_secret(request: Req, client_id: str) -> SecretRotated:
     async with writing(request) as write:
-        rotated = await repo.rotate_secret(write.session, client_id)
+        rotated = await repo.rotate_secret(
+            write.session, client_id, secrets_key=_secrets_key(request, None)
+        )
         await check_may_take_over_client(request, write.session, client_id)
         write.audit("client.rotate_secret", client_id)
     await _tell_token_service(request)

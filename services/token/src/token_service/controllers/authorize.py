@@ -7,6 +7,21 @@ with ``?challenge=<id>`` and the code is issued then (DESIGN.md "Sign-in").
 
 ``prompt=none`` never shows anything, and when it refuses it writes nothing anywhere.
 
+A pushed request (RFC 9126 §4, docs/oauth/par.md): ``?client_id=...&request_uri=...`` takes
+the request the client pushed to ``/oauth2/par`` out of Redis (used once: GETDEL) and goes on
+with its parameters as if they had been in the query; the query's other parameters are
+ignored. The parameters then travel in the sign-in challenge like any request's, so the
+return from the sign-in page needs the ``request_uri`` no more, and a second use of it (a
+reload, a replay after the code was issued) is refused with an error page naming
+``invalid_request_uri``: no redirect URI is trusted at that point. A client that must push
+(``require_pushed_authorization_requests``, or the FAPI 2.0 profile) is refused
+``invalid_request`` at its redirect URI when it does not.
+
+``resource`` (RFC 8707 §2) may repeat (each value at most 2048 characters, at most 10): it
+narrows the requested scope to the named APIs' before anything is stored or shown
+(``token_service.resource_indicators.narrow_request``); a bad one is ``invalid_target`` at
+the redirect URI.
+
 A request that would store a challenge is bounded (issue #19, attack 4): every parameter
 has a size bound (``idp_common.protocol.oidc_authorize.PARAMETER_BOUNDS``; beyond it a
 400 page names the parameter), an address may start ``SVC_CHALLENGE_PER_IP`` challenges
@@ -25,12 +40,11 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 
 from idp_common.protocol.caller_address import rate_limit_address
+from idp_common.protocol.fapi2_security_profile import code_lifetime
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     AuthorizationRequest,
     UntrustedRequest,
-    match_redirect_uri,
-    parse_request,
     refuse_repeated,
     session_meets_acr,
     single_values,
@@ -43,24 +57,26 @@ from idp_common.protocol.rfc6749_errors import (
     InvalidScope,
     LoginRequired,
     OAuth2Error,
-    UnauthorizedClient,
 )
 from idp_common.protocol.rfc6749_scope import narrow_scope
 from idp_common.protocol.rfc8414_metadata import AUTHORIZATION_PATH
+from idp_common.protocol.rfc8707_resource import RESOURCE
+from idp_common.protocol.rfc9126_par import PushedRequest
 from idp_common.state.challenges import Challenge
+from idp_common.state.pushed_requests import PushedRequests
 from idp_common.state.sessions import BrowserSession
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.storage.repos.codes import create_authorization_code
 from idp_common.storage.repos.users import effective_scopes, get_user
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.resources import Resources
+from token_service.authorization_request import client_request, trusted_redirect_uri
 from token_service.browser import browser_parameters, error_page, error_redirect, redirect
 from token_service.context import token_context
 from token_service.limits import challenge_retry_after
 from token_service.openapi_doc import AuthorizeOperation
 from token_service.repos.people import authorize_view
-
-GRANT_AUTHORIZATION_CODE = "authorization_code"
+from token_service.resource_indicators import narrow_request
 
 
 class AuthorizeController(Controller):
@@ -92,7 +108,7 @@ async def authorize_by_get(request: Request[Any, Any, Any]) -> Response[bytes]:
 
 async def authorize(request: Request[Any, Any, Any], *, status: int) -> Response[bytes]:
     try:
-        params = await browser_parameters(request, ALL_PARAMETERS)
+        params = await browser_parameters(request, (*ALL_PARAMETERS, RESOURCE))
     except UntrustedRequest as exc:
         return error_page(f"This sign-in request was refused: {exc.description}.")
     if params is None:
@@ -105,24 +121,37 @@ async def authorize(request: Request[Any, Any, Any], *, status: int) -> Response
         client = await token_context(request).get_client(values.get("client_id", ""))
         if client is None:
             raise UntrustedRequest("the client_id is not a registered client")
-        redirect_uri = match_redirect_uri(client.redirect_uris, values.get("redirect_uri"))
+        pushed, targets = "request_uri" in values, params[RESOURCE]
+        if pushed:  # RFC 9126 §4: the pushed parameters, the query's others ignored
+            stored = await take_pushed(resources, client, values["request_uri"])
+            values, repeated, targets = stored.parameters, [], stored.resources
+        redirect_uri = trusted_redirect_uri(client, values)
     except UntrustedRequest as exc:
         return error_page(f"This sign-in request was refused: {exc.description}.")
     state = values.get("state") if "state" not in repeated else None
     try:
         refuse_repeated(repeated)
-        if GRANT_AUTHORIZATION_CODE not in client.grant_types:
-            raise UnauthorizedClient("the client may not use the code flow")
-        req = parse_request(
-            values,
-            client_id=client.client_id,
-            redirect_uri=redirect_uri,
-            public_client=not client.is_confidential,
-        )
+        req = client_request(client, values, redirect_uri, pushed=pushed)
+        req = await narrow_request(token_context(request), client, req, targets)  # RFC 8707
         return await decide(request, resources, client, req, status)
     except OAuth2Error as exc:
         issuer = resources.settings.issuer
         return error_redirect(redirect_uri, exc, state=state, issuer=issuer, status=status)
+
+
+async def take_pushed(
+    resources: Resources, client: ClientRecord, request_uri: str
+) -> PushedRequest:
+    """The request ``client`` pushed under ``request_uri``, spent now (RFC 9126 §4);
+    ``UntrustedRequest`` naming ``invalid_request_uri`` when there is none."""
+    store = PushedRequests(resources.redis, resources.settings.redis_prefix)
+    stored = await store.take(client.client_id, request_uri)
+    if stored is None:
+        raise UntrustedRequest(
+            "the request_uri is unknown, expired, already used or not this application's "
+            "(invalid_request_uri)"
+        )
+    return stored
 
 
 async def decide(
@@ -223,6 +252,7 @@ async def to_sign_in(
         max_age=req.max_age,
         login_hint=req.login_hint,
         acr_values=list(req.acr_values),
+        dpop_jkt=req.dpop_jkt,
     )
     if session is not None:  # signed in already: only consent is missing
         challenge.step = "consent"
@@ -268,6 +298,7 @@ async def resume(
         nonce=challenge.nonce,
         code_challenge=challenge.code_challenge,
         code_challenge_method=challenge.code_challenge_method,
+        dpop_jkt=challenge.dpop_jkt,
     )
     if not granted:
         refused = InvalidScope("none of the scopes may be granted")
@@ -300,6 +331,8 @@ async def issue_code(
         auth_time=datetime.fromtimestamp(session.auth_time, UTC),
         acr=session.acr,
         amr=list(session.amr),
+        lifetime_seconds=code_lifetime(fapi2=client.is_fapi2),
+        dpop_jkt=req.dpop_jkt,
     )
     await resources.browser_sessions.touch(session, client_id=client.client_id)
     issued = {"code": code, "state": req.state, "iss": resources.settings.issuer}

@@ -31,7 +31,9 @@ from token_service.token_hint import read_token_request
 
 async def introspection_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
     """The endpoint, whichever transport carries it (``token_service.lean``)."""
-    deps, token, client = await read_token_request(request, INTROSPECT, confidential_only=True)
+    deps, token, client = await read_token_request(
+        request, INTROSPECT, confidential_only=True, endpoint_path=INTROSPECTION_PATH
+    )
     if looks_like_jwt(token):
         answer = await introspect_access_token(deps, token, client)
     elif len(token) > 512:

@@ -29,7 +29,9 @@ from token_service.token_hint import read_token_request
 class RevocationController(OAuthController):
     @oauth_post(REVOCATION_PATH, "revoke", "Revoke a token (RFC 7009)", RevocationOperation)
     async def revoke(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        deps, token, client = await read_token_request(request, REVOKE)
+        deps, token, client = await read_token_request(
+            request, REVOKE, endpoint_path=REVOCATION_PATH
+        )
         if looks_like_jwt(token):
             await revoke_access_token(deps, token, client)
         elif len(token) <= 512:

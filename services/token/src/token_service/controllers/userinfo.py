@@ -5,11 +5,19 @@ The access token comes in ``Authorization: Bearer`` or, for POST, as the form fi
 valid access token of this provider for its API audience, not on the revocation list,
 and carry ``openid``.
 
-- no token: 401, ``WWW-Authenticate: Bearer realm="idp"`` (no error code, §3.1);
+- no token: 401, ``WWW-Authenticate: Bearer realm="idp", DPoP algs="..."`` (no error
+  code, §3.1; RFC 9449 §7.1);
 - invalid, expired, revoked token, or one whose person no longer exists or is disabled:
   401 ``invalid_token``;
 - a valid token without ``openid``: 403 ``insufficient_scope`` (RFC 6750 §3.1;
   docs/decisions.md).
+
+DPoP (RFC 9449 §7): ``Authorization: DPoP <token>`` with a ``DPoP`` proof of the key the
+token is bound to (``cnf.jkt``), for this method and public URL, carrying the token's
+``ath``. A bound token sent as ``Bearer`` (or in the form), or an unbound one with the
+``DPoP`` scheme, is 401 ``invalid_token``; a bad proof 401 ``invalid_dpop_proof`` (or
+``use_dpop_nonce`` with nonces on); each with a ``WWW-Authenticate: DPoP`` challenge
+(``idp_common.web.dpop``).
 
 Claims: ``sub`` always; ``email``, ``email_verified`` with ``email``; ``name``,
 ``preferred_username``, ``picture``, ``updated_at`` with ``profile``; mapped profile fields
@@ -40,6 +48,8 @@ from idp_common.protocol.rfc6749_errors import (
     bearer_required_challenge,
 )
 from idp_common.protocol.rfc8414_metadata import USERINFO_PATH
+from idp_common.protocol.rfc9449_dpop import dpop_challenge
+from idp_common.web.dpop import check_resource_dpop
 from token_service.context import TokenContext, token_context
 from token_service.forms import UserinfoForm, field_names, is_form, read_form
 from token_service.issuance import released_claims
@@ -47,6 +57,8 @@ from token_service.oauth_errors import NO_STORE, OAUTH_EXCEPTION_HANDLERS, json_
 from token_service.openapi_doc import JWT_MEDIA_TYPE, UserinfoOperation
 
 _KNOWN: Final = field_names(UserinfoForm)
+_DPOP_SCHEME: Final = "dpop"
+_SCHEMES: Final = frozenset({"bearer", _DPOP_SCHEME})
 
 
 class BearerTokenRequired(InvalidToken):
@@ -54,15 +66,19 @@ class BearerTokenRequired(InvalidToken):
 
     def __init__(self) -> None:
         super().__init__("an access token is required")
-        self.headers["WWW-Authenticate"] = bearer_required_challenge()
+        # RFC 9449 §7.1: both schemes are accepted, both are offered
+        self.headers["WWW-Authenticate"] = f"{bearer_required_challenge()}, {dpop_challenge()}"
 
 
-async def _presented_token(request: Request[Any, Any, Any]) -> str:
+async def _presented_token(request: Request[Any, Any, Any]) -> tuple[str, bool]:
+    """(the access token, whether it came with the ``DPoP`` scheme)."""
     header = request.headers.get("authorization")
     from_header: str | None = None
+    scheme = ""
     if header:
         scheme, _, value = header.strip().partition(" ")
-        if scheme.lower() != "bearer" or not value.strip():
+        scheme = scheme.lower()
+        if scheme not in _SCHEMES or not value.strip():
             raise BearerTokenRequired()
         from_header = value.strip()
     from_form: str | None = None
@@ -73,11 +89,14 @@ async def _presented_token(request: Request[Any, Any, Any]) -> str:
     token = from_header or from_form
     if not token:
         raise BearerTokenRequired()
-    return token
+    return token, from_header is not None and scheme == _DPOP_SCHEME
 
 
-async def _claims(ctx: TokenContext, token: str, now: int) -> tuple[dict[str, Any], Any]:
+async def _claims(
+    request: Request[Any, Any, Any], token: str, dpop: bool, now: int
+) -> tuple[dict[str, Any], Any]:
     """(the userinfo claims, the token's ``client_id``)."""
+    ctx = token_context(request)
     settings = ctx.settings
     try:
         claims = ctx.access_token_claims(token)
@@ -87,6 +106,7 @@ async def _claims(ctx: TokenContext, token: str, now: int) -> tuple[dict[str, An
     jti = claims.get("jti")
     if not isinstance(jti, str) or await ctx.revocations.is_revoked(jti):
         raise InvalidToken("access token revoked")
+    await check_resource_dpop(request, token=token, claims=claims, dpop_scheme=dpop, now=now)
     scopes = str(claims.get("scope", "")).split()
     if SCOPE_OPENID not in scopes:
         raise InsufficientScope(SCOPE_OPENID, "the access token does not carry openid")
@@ -117,9 +137,9 @@ async def _answer(
 
 async def userinfo_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
     """The endpoint, whichever transport carries it (``token_service.lean``)."""
-    token = await _presented_token(request)
+    token, dpop = await _presented_token(request)
     ctx, now = token_context(request), int(time.time())
-    claims, client_id = await _claims(ctx, token, now)
+    claims, client_id = await _claims(request, token, dpop, now)
     return await _answer(ctx, claims, client_id, now)
 
 

@@ -7,7 +7,9 @@ the request, authenticates the client and dispatches here by ``grant_type``.
   §3.1.3 ID tokens;
 - ``rfc6749_refresh_token``: RFC 6749 §6 with rotation and reuse detection (RFC 9700
   §4.14.2);
-- ``rfc6749_client_credentials``: RFC 6749 §4.4.
+- ``rfc6749_client_credentials``: RFC 6749 §4.4;
+- ``rfc8693_token_exchange``: RFC 8693 §2 (issue #25);
+- ``rfc8628_device_code``: RFC 8628 §3.4, §3.5 (issue #25).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from token_service.forms import TokenRequest
 from token_service.grants.rfc6749_authorization_code import AuthorizationCodeGrant
 from token_service.grants.rfc6749_client_credentials import ClientCredentialsGrant
 from token_service.grants.rfc6749_refresh_token import RefreshTokenGrant
+from token_service.grants.rfc8628_device_code import DeviceCodeGrant
+from token_service.grants.rfc8693_token_exchange import TokenExchangeGrant
 from token_service.issuance import TokenResponse
 
 
@@ -39,7 +43,13 @@ class Grant(Protocol):
 
 GRANTS: Final[dict[str, Grant]] = {
     grant.grant_type: grant
-    for grant in (AuthorizationCodeGrant(), RefreshTokenGrant(), ClientCredentialsGrant())
+    for grant in (
+        AuthorizationCodeGrant(),
+        RefreshTokenGrant(),
+        ClientCredentialsGrant(),
+        TokenExchangeGrant(),
+        DeviceCodeGrant(),
+    )
 }
 
 __all__ = ["GRANTS", "Grant"]

@@ -21,7 +21,9 @@ One repository call burns the code (``exchange_authorization_code`` of
 ``idp_common.storage.repos.codes``: one statement that also reads the person), and
 :func:`judge_code` decides on what it read. The code is burnt on every failure after it
 was found (the failure is committed, then audited), so a wrong verifier or redirect URI
-cannot be retried. For a code that passes, the grant's first refresh token is stored and
+cannot be retried; so is a ``resource`` (RFC 8707) of which the code grants no scope
+(``invalid_target``; an unknown or malformed one is refused before the burn). For a code
+that passes, the grant's first refresh token is stored and
 the new access token's ``jti`` tracked in Redis; if either fails, the repository takes
 both back (the refresh token deleted, the code un-burnt). A replay lists the grant's
 access tokens as revoked before the refresh tokens' revocation commits. So a Redis
@@ -45,10 +47,12 @@ from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest
 from idp_common.protocol.rfc6749_scope import format_scope, narrow_scope, parse_scope
 from idp_common.protocol.rfc7636_pkce import verify_pkce
+from idp_common.protocol.rfc8707_resource import InvalidTarget
 from idp_common.storage.repos.audit import AuditEntry, record_audit
 from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.codes import CodeGrant, Exchanged, exchange_authorization_code
 from token_service.context import GrantDeps
+from token_service.dpop import check_code_binding, refresh_jkt
 from token_service.forms import TokenRequest
 from token_service.issuance import (
     TokenResponse,
@@ -58,6 +62,7 @@ from token_service.issuance import (
     track_access_token,
 )
 from token_service.repos.people import PERSON, Person
+from token_service.resource_indicators import Targets, narrow_authorization, requested_targets
 
 AUDIT_CODE_REPLAYED: Final = "token.code_replayed"
 AUDIT_GRANT_FAILED: Final = "token.grant_failed"
@@ -86,7 +91,7 @@ class CodeVerdict:
 
     scopes: list[str]
     refresh_scope: str | None = None
-    refusal: InvalidGrant | None = None
+    refusal: InvalidGrant | InvalidTarget | None = None
 
     @property
     def refused(self) -> bool:
@@ -99,22 +104,38 @@ def judge_code(
     client: ClientRecord,
     req: TokenRequest,
     now: datetime,
+    targets: Targets | None = None,
+    *,
+    proved_jkt: str | None = None,
 ) -> CodeVerdict:
-    """Pure: the verdict on a burnt code (a refusal is returned, so the burn commits)."""
+    """Pure: the verdict on a burnt code (a refusal is returned, so the burn commits).
+    ``targets``: the request's resources (RFC 8707), each of which the grant must reach."""
     try:
         check_code(code, client, req, now)
+        check_code_binding(code.dpop_jkt, proved_jkt)  # RFC 9449 §10
         if person is None or person.claims.user.disabled:
             raise InvalidGrant("the person is no longer able to sign in")
-    except InvalidGrant as exc:
+        scopes = narrow_scope(parse_scope(code.scope), client.scopes, person.scopes)
+        if targets is not None:
+            targets.select(scopes)
+    except (InvalidGrant, InvalidTarget) as exc:
         return CodeVerdict([], refusal=exc)
-    scopes = narrow_scope(parse_scope(code.scope), client.scopes, person.scopes)
+    return CodeVerdict(scopes, refresh_scope(scopes, client))
+
+
+def refresh_scope(scopes: list[str], client: ClientRecord) -> str | None:
+    """The scope of a grant's first refresh token (DESIGN.md §2: when ``offline_access``
+    was granted and the client may refresh), or None: no refresh token. The device grant
+    (``rfc8628_device_code``) follows the same rule."""
     offline = SCOPE_OFFLINE_ACCESS in scopes and GRANT_TYPE_REFRESH_TOKEN in client.grant_types
-    return CodeVerdict(scopes, format_scope(scopes) if offline else None)
+    return format_scope(scopes) if offline else None
 
 
 class AuthorizationCodeGrant:
     grant_type: ClassVar[str] = GRANT_TYPE_AUTHORIZATION_CODE
-    parameters: ClassVar[frozenset[str]] = frozenset({"code", "redirect_uri", "code_verifier"})
+    parameters: ClassVar[frozenset[str]] = frozenset(
+        {"code", "redirect_uri", "code_verifier", "resource"}
+    )
     requires_client_auth: ClassVar[bool] = False
 
     async def handle(
@@ -125,6 +146,7 @@ class AuthorizationCodeGrant:
         if not req.redirect_uri:
             raise InvalidRequest("redirect_uri is required")
         ident = new_access_token_id(deps)
+        targets = await requested_targets(deps, req.resource)  # before the code burns
 
         async def on_accept(done: Exchanged[Person, CodeVerdict]) -> None:
             await track_access_token(deps, done.code.grant_id, ident)
@@ -139,9 +161,12 @@ class AuthorizationCodeGrant:
             req.code,
             now=deps.now_dt,
             person=PERSON,
-            decide=lambda code, person: judge_code(code, person, client, req, deps.now_dt),
+            decide=lambda code, person: judge_code(
+                code, person, client, req, deps.now_dt, targets, proved_jkt=deps.dpop_jkt
+            ),
             on_accept=on_accept,
             on_replay=on_replay,
+            refresh_jkt=refresh_jkt(client, deps.dpop_jkt),
         )
         code, refusal = done.code, done.decision.refusal
         if refusal is not None or done.person is None:
@@ -165,6 +190,7 @@ class AuthorizationCodeGrant:
             person=person,
             nonce=code.nonce,
         )
+        auth = narrow_authorization(auth, targets, deps.ctx.settings.api_audience)
         return sign_tokens(deps, auth, ident, refresh_token=done.refresh_token)
 
 

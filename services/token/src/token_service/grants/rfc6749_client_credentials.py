@@ -8,7 +8,8 @@ DESIGN.md §2: ``sub`` is the client id. The scope is the requested scopes the c
 holds, API scopes only (no ``openid``: there is no person); omitted, it is every API
 scope of the client. ``aud`` is the audiences of the APIs of those scopes, and the token
 is signed with their algorithm (``token_service.signing``). A request
-that ends with no scope is ``invalid_scope``.
+that ends with no scope is ``invalid_scope``. A ``resource`` (RFC 8707) narrows the scope
+and ``aud`` to the named APIs (``token_service.resource_indicators``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from token_service.issuance import (
     new_access_token_id,
     sign_tokens,
 )
+from token_service.resource_indicators import narrow_authorization, requested_targets
 
 
 def machine_scopes(requested: list[str], client_scopes: frozenset[str]) -> list[str]:
@@ -40,7 +42,7 @@ def machine_scopes(requested: list[str], client_scopes: frozenset[str]) -> list[
 
 class ClientCredentialsGrant:
     grant_type: ClassVar[str] = GRANT_TYPE_CLIENT_CREDENTIALS
-    parameters: ClassVar[frozenset[str]] = frozenset({"scope"})
+    parameters: ClassVar[frozenset[str]] = frozenset({"scope", "resource"})
     requires_client_auth: ClassVar[bool] = True
 
     async def handle(
@@ -49,6 +51,7 @@ class ClientCredentialsGrant:
         if not client.is_confidential:
             raise UnauthorizedClient("client_credentials is for confidential clients")
         scopes = machine_scopes(parse_scope(req.scope), client.scopes)
+        targets = await requested_targets(deps, req.resource)
         found = await deps.ctx.audiences_for(scopes)
         if not found.audiences:
             raise InvalidScope("the requested scopes belong to no API")
@@ -60,4 +63,5 @@ class ClientCredentialsGrant:
             access_token_alg=found.alg,
             id_token_alg=client.id_token_signed_response_alg,
         )
+        auth = narrow_authorization(auth, targets, deps.ctx.settings.api_audience)
         return sign_tokens(deps, auth, new_access_token_id(deps))  # no grant: nothing to track

@@ -15,7 +15,9 @@ identical"). Presenting a spent token again revokes the whole family and its gra
 access tokens (RFC 9700 §4.14.2; spec part 3). The access token's scope may be narrowed,
 never widened; the person's current permissions bound it again, and a person who was
 disabled or deleted gets ``invalid_grant``. A new ID token (without ``nonce``) is
-returned when ``openid`` is in the scope (OIDC Core §12.2).
+returned when ``openid`` is in the scope (OIDC Core §12.2). A ``resource`` (RFC 8707
+§2.2) narrows the access token to APIs the refresh token's scope reaches, else
+``invalid_target`` and the token stays unspent; the successor keeps the whole scope.
 
 One repository call spends the token (``rotate_refresh_token`` of
 ``idp_common.storage.repos.refresh_tokens``: usually one statement that also reads the
@@ -41,6 +43,7 @@ from idp_common.storage.repos.refresh_tokens import (
     rotate_refresh_token,
 )
 from token_service.context import GrantDeps
+from token_service.dpop import check_refresh_binding
 from token_service.forms import TokenRequest
 from token_service.issuance import (
     TokenResponse,
@@ -50,6 +53,7 @@ from token_service.issuance import (
     track_access_token,
 )
 from token_service.repos.people import PERSON, Person
+from token_service.resource_indicators import narrow_authorization, requested_targets
 
 
 def requested_scopes(requested: list[str], granted: list[str]) -> list[str]:
@@ -84,7 +88,7 @@ def issued_scopes(scopes: list[str], client: ClientRecord, person: Person | None
 
 class RefreshTokenGrant:
     grant_type: ClassVar[str] = GRANT_TYPE_REFRESH_TOKEN
-    parameters: ClassVar[frozenset[str]] = frozenset({"refresh_token", "scope"})
+    parameters: ClassVar[frozenset[str]] = frozenset({"refresh_token", "scope", "resource"})
     requires_client_auth: ClassVar[bool] = False
 
     async def handle(
@@ -94,11 +98,15 @@ class RefreshTokenGrant:
             raise InvalidRequest("refresh_token is required")
         requested = parse_scope(req.scope)
         ident = new_access_token_id(deps)
+        targets = await requested_targets(deps, req.resource)  # before the token is spent
 
         async def accept(
             old: RefreshTokenRecord, found: Person | None
         ) -> tuple[RefreshTokenRecord, list[str], Person | None]:
+            check_refresh_binding(old.jkt, deps.dpop_jkt)  # RFC 9449 §5: a public client's key
             scopes, person = accept_rotation(old, found, requested)
+            if targets is not None:  # RFC 8707 §2.2: within what the grant reaches
+                targets.select(issued_scopes(scopes, client, person))
             if old.grant_id is not None:
                 await track_access_token(deps, old.grant_id, ident)
             return old, scopes, person
@@ -129,4 +137,5 @@ class RefreshTokenGrant:
             user_id=old.user_id,
             person=claims,
         )
+        auth = narrow_authorization(auth, targets, deps.ctx.settings.api_audience)
         return sign_tokens(deps, auth, ident, refresh_token=successor)

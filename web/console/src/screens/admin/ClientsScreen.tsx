@@ -117,6 +117,12 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
                 ["Skips consent", client.skipConsent ? "Yes" : "No"],
                 ["ID token signing", client.id_token_signed_response_alg],
                 ["Userinfo signing", client.userinfo_signed_response_alg ?? "None (plain JSON)"],
+                ["Token endpoint authentication", client.token_endpoint_auth_method],
+                ["Public keys", client.jwks ? "JWK Set (jwks)" : (client.jwks_uri ?? "—")],
+                ["Requires PAR", client.require_pushed_authorization_requests ? "Yes" : "No"],
+                ["Requires DPoP", client.dpop_bound_access_tokens ? "Yes" : "No"],
+                ["Security profile", client.securityProfile === "fapi2" ? "FAPI 2.0" : "None"],
+                ["Token exchange audiences", client.tokenExchangeAudiences.join(" ") || "—"],
               ] as const)),
         ]}
       />
@@ -136,6 +142,13 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
                 skipConsent: settings.skipConsent,
                 id_token_signed_response_alg: settings.id_token_signed_response_alg,
                 userinfo_signed_response_alg: settings.userinfo_signed_response_alg,
+                token_endpoint_auth_method: settings.token_endpoint_auth_method,
+                jwks: settings.jwks,
+                jwks_uri: settings.jwks_uri,
+                require_pushed_authorization_requests: settings.require_pushed_authorization_requests,
+                dpop_bound_access_tokens: settings.dpop_bound_access_tokens,
+                securityProfile: settings.securityProfile,
+                tokenExchangeAudiences: settings.tokenExchangeAudiences,
               });
               onChange();
               return "Saved.";

@@ -22,7 +22,7 @@ Every function runs in the caller's transaction. Guarantees, whoever calls:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import TypeVar
 
@@ -216,6 +216,35 @@ async def ensure_api(
         .returning(Scope.id)
     )
     return len(added.all())
+
+
+class ApiTarget(msgspec.Struct, frozen=True):
+    """An API found by its audience (RFC 8707 resource indicators, RFC 8693 exchange
+    targets; issue #25): its tokens' algorithm and its scope values."""
+
+    audience: str
+    access_token_signing_alg: str
+    scopes: frozenset[str]
+
+
+async def apis_by_audience(session: AsyncSession, audiences: Collection[str]) -> list[ApiTarget]:
+    """The APIs whose ``audience`` is one of ``audiences`` (one query), with their scope
+    values; an audience that names no API is left out. A value PostgreSQL text cannot
+    hold (NUL) names none."""
+    wanted = sorted({value for value in audiences if "\x00" not in value})
+    if not wanted:
+        return []
+    rows = await session.execute(
+        select(Api.audience, Api.access_token_signing_alg, Scope.value)
+        .outerjoin(Scope, Scope.api_id == Api.id)
+        .where(Api.audience.in_(wanted))
+    )
+    found: dict[str, tuple[str, set[str]]] = {}
+    for audience, alg, value in rows:
+        entry = found.setdefault(audience, (alg, set()))
+        if value is not None:
+            entry[1].add(value)
+    return [ApiTarget(aud, alg, frozenset(values)) for aud, (alg, values) in sorted(found.items())]
 
 
 # --- Scopes -------------------------------------------------------------------------------

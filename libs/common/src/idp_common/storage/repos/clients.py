@@ -15,6 +15,12 @@ Every function runs in the caller's transaction. Guarantees, whoever calls:
 - Deleting a client deletes its secret, scopes, codes, refresh tokens and consents too.
 - The signing algorithms (``id_token_signed_response_alg``, ``userinfo_signed_response_alg``;
   issue #24) are stored as given: the caller checks the provider holds a key for them.
+- A ``client_secret_jwt`` client's secret is also kept sealed (``client_secrets.sealed``,
+  :mod:`idp_common.crypto.secretbox`, context :func:`client_secret_context` of the row id;
+  issue #25) when :func:`create_client` or :func:`rotate_secret` issues it with a
+  ``secrets_key``: its HMAC key is the secret itself. For every other method it is NULL
+  (a switch away from ``client_secret_jwt`` drops it); a client switched to
+  ``client_secret_jwt`` gets a sealed copy at its next rotation.
 The caller checks the settings' rules (before a create; ``check`` under the lock of an
 update). :func:`ensure_client` is the operator tool's idempotent form.
 """
@@ -32,9 +38,11 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import flag_modified
 
+from idp_common.crypto.secretbox import client_secret_context, seal
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
-from idp_common.protocol.constants import CLIENT_TYPE_CONFIDENTIAL
+from idp_common.protocol.constants import CLIENT_AUTH_SECRET_JWT, CLIENT_TYPE_CONFIDENTIAL
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.storage.db.models import Client, ClientScope, ClientSecret, Scope
 from idp_common.storage.repos.catalogue import add_links, replace_links, rows_by_owner
@@ -192,9 +200,11 @@ async def create_client(
     settings: ClientSettings,
     *,
     client_id: str | None = None,
+    secrets_key: bytes | None = None,
 ) -> ClientCreated:
     """Insert a client (``settings`` already checked) and, when confidential, a new
-    secret's digest; ``client_id`` is generated unless given."""
+    secret's digest (and, for ``client_secret_jwt`` with ``secrets_key``, the sealed
+    secret); ``client_id`` is generated unless given."""
     values = {**asdict(settings), "name": settings.name.strip()}
     values["token_endpoint_auth_method"] = default_auth_method(client_type, settings)
     row = Client(client_id=client_id or secrets.token_urlsafe(18), type=client_type, **values)
@@ -205,7 +215,8 @@ async def create_client(
         raise Conflict("client_id clash, try again", code="admin.client_id_taken") from None
     secret = new_secret() if client_type == CLIENT_TYPE_CONFIDENTIAL else None
     if secret is not None:
-        session.add(ClientSecret(client_pk=row.id, digest=digest(secret)))
+        sealed = _sealed(row, secret, secrets_key)
+        session.add(ClientSecret(client_pk=row.id, digest=digest(secret), sealed=sealed))
         await session.flush()
     read = _read(row, [])
     return ClientCreated(**msgspec.structs.asdict(read), client_secret=secret)
@@ -228,6 +239,11 @@ async def update_client(
     for field in changed:
         value = getattr(merged, field)
         setattr(row, field, value.strip() if field == "name" else value)
+    if "jwks_uri" in changed and merged.jwks is None:
+        flag_modified(row, "jwks")  # a JSON 'null' written before issue #25 becomes SQL NULL
+    method = merged.token_endpoint_auth_method
+    if "token_endpoint_auth_method" in changed and method != CLIENT_AUTH_SECRET_JWT:
+        await _drop_sealed(session, row.id)
     if changed:
         await session.flush()
         await session.refresh(row)
@@ -245,14 +261,31 @@ async def delete_client(session: AsyncSession, client_id: str) -> None:
     await session.execute(delete(Client).where(Client.id == row.id))
 
 
-async def rotate_secret(session: AsyncSession, client_id: str) -> SecretRotated:
-    """Replace a confidential client's secret; the old one stops matching at commit."""
+async def _drop_sealed(session: AsyncSession, client_pk: uuid.UUID) -> None:
+    """Only a ``client_secret_jwt`` client keeps its secret sealed."""
+    query = update(ClientSecret).where(ClientSecret.client_pk == client_pk).values(sealed=None)
+    await session.execute(query)
+
+
+def _sealed(row: Client, secret: str, secrets_key: bytes | None) -> bytes | None:
+    """The secret sealed for a ``client_secret_jwt`` client when a key is given, else None."""
+    if row.token_endpoint_auth_method != CLIENT_AUTH_SECRET_JWT or secrets_key is None:
+        return None
+    return seal(secret.encode("utf-8"), key=secrets_key, context=client_secret_context(row.id))
+
+
+async def rotate_secret(
+    session: AsyncSession, client_id: str, *, secrets_key: bytes | None = None
+) -> SecretRotated:
+    """Replace a confidential client's secret; the old one stops matching at commit. A
+    ``client_secret_jwt`` client's new secret is sealed with ``secrets_key`` when given."""
     row = await _row(session, client_id, lock=True)
     if row.type != CLIENT_TYPE_CONFIDENTIAL:
         raise Conflict("a public client has no secret", code="admin.client_public")
     secret = new_secret()
     await session.execute(delete(ClientSecret).where(ClientSecret.client_pk == row.id))
-    session.add(ClientSecret(client_pk=row.id, digest=digest(secret)))
+    sealed = _sealed(row, secret, secrets_key)
+    session.add(ClientSecret(client_pk=row.id, digest=digest(secret), sealed=sealed))
     await session.flush()
     return SecretRotated(client_id=row.client_id, client_secret=secret)
 

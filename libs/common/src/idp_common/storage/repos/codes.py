@@ -63,6 +63,7 @@ class CodeGrant(msgspec.Struct, frozen=True, kw_only=True):
     acr: str | None
     amr: list[str]
     expires_at: datetime
+    dpop_jkt: str | None = None  # RFC 9449 §10: the DPoP key the exchange must prove
 
 
 class CodeDecision(Protocol):
@@ -98,7 +99,7 @@ _FIELDS: Final = CodeGrant.__struct_fields__
 _WIDTH: Final = len(_FIELDS)
 _INSERT: Final = f"""
 INSERT INTO authorization_codes (code_digest, {", ".join(_FIELDS)})
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 """  # noqa: S608 - fixed text, values are parameters
 #: Un-burn a code (``$1`` its digest, ``$2`` the burn's time) whose exchange was taken back.
 _UNBURN: Final = """
@@ -129,16 +130,20 @@ async def create_authorization_code(
     auth_time: datetime,
     acr: str | None,
     amr: list[str],
+    lifetime_seconds: int = AUTHORIZATION_CODE_TTL_SECONDS,
+    dpop_jkt: str | None = None,
 ) -> str:
-    """Store a new code's digest with a new grant id; return the code (shown once, to the
-    client)."""
+    """Store a new code's digest with a new grant id, good for ``lifetime_seconds`` (60,
+    or less for a FAPI 2.0 client); return the code (shown once, to the client).
+    ``dpop_jkt``: the DPoP key its exchange must prove (RFC 9449 §10)."""
     code = secrets.token_urlsafe(32)
-    expires = now + timedelta(seconds=AUTHORIZATION_CODE_TTL_SECONDS)
+    expires = now + timedelta(seconds=lifetime_seconds)
     async with pool.connection() as conn:
         await conn.execute(
             _INSERT,
             *(digest(code), uuid.uuid4(), client_pk, user_id, redirect_uri, scope, nonce),
             *(code_challenge, code_challenge_method, session_sid, auth_time, acr, amr, expires),
+            dpop_jkt,
         )
     return code
 
@@ -170,7 +175,7 @@ def code_of(row: Any) -> CodeGrant:
 
 
 async def _first_refresh_token(
-    pool: HotPool, grant: CodeGrant, scope: str | None, now: datetime
+    pool: HotPool, grant: CodeGrant, scope: str | None, now: datetime, jkt: str | None
 ) -> str | None:
     if scope is None:
         return None
@@ -188,6 +193,7 @@ async def _first_refresh_token(
             acr=grant.acr,
             amr=grant.amr,
             now=now,
+            jkt=jkt,
         )
 
 
@@ -209,9 +215,11 @@ async def exchange_authorization_code(
     decide: Callable[[CodeGrant, P | None], D],
     on_accept: Callable[[Exchanged[P, D]], Awaitable[None]],
     on_replay: Callable[[uuid.UUID, int], Awaitable[AuditEntry]],
+    refresh_jkt: str | None = None,
 ) -> Exchanged[P, D]:
     """Burn ``code``; see the module. ``on_replay`` gets the grant id and the number of
-    refresh tokens revoked, and returns the audit row to write."""
+    refresh tokens revoked, and returns the audit row to write. ``refresh_jkt``: the DPoP
+    key the first refresh token is bound to (RFC 9449 §5; None: not bound)."""
     async with db.hot.connection() as conn:
         row = await conn.fetchrow(_CONSUME.format(person.columns), digest(code), now)
     if row is not None:
@@ -221,7 +229,9 @@ async def exchange_authorization_code(
             decision = decide(grant, holder)
             if decision.refused:
                 return Exchanged(grant, holder, decision, None)
-            refresh = await _first_refresh_token(db.hot, grant, decision.refresh_scope, now)
+            refresh = await _first_refresh_token(
+                db.hot, grant, decision.refresh_scope, now, refresh_jkt
+            )
             done = Exchanged(grant, holder, decision, refresh)
             await on_accept(done)
         except BaseException:

@@ -16,6 +16,9 @@ rotated on every use (DESIGN.md §2; docs/decisions.md "Token endpoint performan
   before :class:`RefreshTokenReused` is raised; if ``on_reuse`` fails nothing commits and
   the next presentation is a reuse again (issue #19, attack 5).
 - Unknown, another client's, revoked or expired → ``InvalidGrant``; nothing changes.
+- **Bound to a DPoP key** (``jkt``, RFC 9449 §5): a public client's token issued with a
+  DPoP proof keeps the key's thumbprint, and so does each successor; the caller's
+  ``accept`` refuses a rotation without a proof of that key (then it is taken back).
 
 ``revoke_*`` set ``revoked_at`` on rows not yet revoked, in the caller's transaction. All
 SQL is asyncpg text, run on a hot-pool connection or in an ORM session's transaction
@@ -80,6 +83,7 @@ class RefreshTokenRecord(msgspec.Struct, frozen=True, kw_only=True):
     expires_at: datetime
     spent_at: datetime | None
     revoked_at: datetime | None
+    jkt: str | None = None  # RFC 9449 §5: the DPoP key a public client's token is bound to
 
 
 _FIELDS: Final = RefreshTokenRecord.__struct_fields__
@@ -98,9 +102,9 @@ WITH spent AS (
     RETURNING t.*
 ), child AS (
     INSERT INTO refresh_tokens (token_digest, family_id, grant_id, parent_id, client_pk,
-        user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at)
+        user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at, jkt)
     SELECT $5, s.family_id, s.grant_id, s.id, s.client_pk, s.user_id, s.scope,
-        s.session_sid, s.auth_time, s.acr, s.amr, $3, $6
+        s.session_sid, s.auth_time, s.acr, s.amr, $3, $6, s.jkt
     FROM spent AS s
 )
 SELECT {{0}}, {{1}} FROM spent AS s LEFT JOIN users AS u ON u.id = s.user_id
@@ -245,17 +249,19 @@ async def issue_refresh_token(
     acr: str | None,
     amr: list[str],
     now: datetime,
+    jkt: str | None = None,
 ) -> str:
     """Insert a new refresh token of ``family_id`` in the caller's transaction; return its
-    value (shown once: only its digest is stored). Lifetime 30 days."""
+    value (shown once: only its digest is stored). Lifetime 30 days; ``jkt``: the DPoP
+    key it is bound to (RFC 9449 §5)."""
     token = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=REFRESH_TOKEN_TTL_SECONDS)
     await statements(db).execute(
         "INSERT INTO refresh_tokens (token_digest, family_id, grant_id, parent_id, client_pk,"
-        " user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        " user_id, scope, session_sid, auth_time, acr, amr, issued_at, expires_at, jkt)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         *(digest(token), family_id, grant_id, parent_id, client_pk, user_id, scope),
-        *(session_sid, auth_time, acr, list(amr), now, expires),
+        *(session_sid, auth_time, acr, list(amr), now, expires, jkt),
     )
     return token
 

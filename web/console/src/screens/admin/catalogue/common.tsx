@@ -4,6 +4,7 @@
  */
 import { ApiError } from "../../../api/client";
 import type { Submission } from "../../../ui/form";
+import type { AuthMethod } from "./clientAuth";
 
 export interface Api {
   id: string;
@@ -39,6 +40,16 @@ export interface Client {
   id_token_signed_response_alg: SigningAlg;
   /** null: userinfo answers plain JSON. */
   userinfo_signed_response_alg: SigningAlg | null;
+  /** Issue #25, OAuth registration names verbatim: how it authenticates, its public keys. */
+  token_endpoint_auth_method: AuthMethod;
+  jwks: Record<string, unknown> | null;
+  jwks_uri: string | null;
+  require_pushed_authorization_requests: boolean;
+  dpop_bound_access_tokens: boolean;
+  /** null, or "fapi2": the FAPI 2.0 Security Profile's rules. */
+  securityProfile: string | null;
+  /** The API audiences it may exchange a person's token for (RFC 8693); default none. */
+  tokenExchangeAudiences: string[];
 }
 
 export interface ClientCreated extends Client {

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import CheckConstraint, ForeignKey, false, text
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ._api import SIGNING_ALG_SQL
@@ -70,7 +71,8 @@ class Client(Base):
     id_token_signed_response_alg: Mapped[str] = mapped_column(server_default=text("'RS256'"))
     userinfo_signed_response_alg: Mapped[str | None]
     token_endpoint_auth_method: Mapped[str] = mapped_column(default=_auth_method_by_type)
-    jwks: Mapped[dict[str, Any] | None]
+    # SQL NULL for None, not JSON 'null': the one_key_source check tells them apart.
+    jwks: Mapped[dict[str, Any] | None] = mapped_column(JSONB(none_as_null=True))
     jwks_uri: Mapped[str | None]
     require_pushed_authorization_requests: Mapped[bool] = mapped_column(server_default=false())
     dpop_bound_access_tokens: Mapped[bool] = mapped_column(server_default=false())

@@ -61,6 +61,8 @@ class AuthorizationCode(Base):
     expires_at: Mapped[datetime] = mapped_column(index=True)
     created_at: Mapped[datetime] = created_at()
     consumed_at: Mapped[datetime | None]
+    # RFC 9449 §10: the DPoP key (thumbprint) the exchange must prove (migration 0011)
+    dpop_jkt: Mapped[str | None]
 
 
 class RefreshToken(Base):
@@ -96,6 +98,8 @@ class RefreshToken(Base):
     expires_at: Mapped[datetime] = mapped_column(index=True)
     spent_at: Mapped[datetime | None]
     revoked_at: Mapped[datetime | None]
+    # RFC 9449 §5: a public client's token is bound to its DPoP key (thumbprint; 0011)
+    jkt: Mapped[str | None]
 
 
 class PasswordResetToken(Base):
