@@ -8,36 +8,33 @@ Where the POST may go: the URIs are registered by administrators, and the audit 
 reports each attempt's status and timing, so a URI naming a port of the provider's own
 network would make the dispatcher a port scanner. Unless the deployment allows it
 (``SVC_BACKCHANNEL_ALLOW_PRIVATE``), the client's connections go through
-:class:`CheckedBackend`: it resolves the host itself, refuses the connection when any
-resolved address is loopback, private, link-local or otherwise not global
-(:mod:`idp_common.protocol.rfc6890_special_addresses`), and connects to the very address it
-checked. Nothing resolves the name a second time, so a DNS answer that changes between the
-check and the connection (DNS rebinding) cannot slip through. TLS still verifies the
-certificate against the URI's host name. A refused attempt never reaches the network;
-it is the attempt ``status_code`` 0, ``error`` ``"forbidden_address"``.
+:class:`CheckedBackend` (:mod:`idp_common.outbound_http`): it resolves the host itself,
+refuses the connection when any resolved address is loopback, private, link-local or
+otherwise not global (:mod:`idp_common.protocol.rfc6890_special_addresses`), and connects
+to the very address it checked. Nothing resolves the name a second time, so a DNS answer
+that changes between the check and the connection (DNS rebinding) cannot slip through.
+TLS still verifies the certificate against the URI's host name. A refused attempt never
+reaches the network; it is the attempt ``status_code`` 0, ``error`` ``"forbidden_address"``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
-import socket
 import time
-from collections.abc import Iterable
-from typing import Any, Final
+from typing import Final
 
-import httpcore
 import httpx
 import msgspec
 
 from idp_common.config import load_settings
 from idp_common.observability.metrics import count_backchannel_delivery
+from idp_common.outbound_http import CheckedBackend, CheckedTransport, ForbiddenAddress
 from idp_common.protocol.constants import BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS
 from idp_common.protocol.oidc_backchannel_logout import LOGOUT_TOKEN_PARAMETER
-from idp_common.protocol.rfc6890_special_addresses import address_problem
 
 log = logging.getLogger("idp.logout")
+__all__ = ["Attempt", "CheckedBackend", "ForbiddenAddress", "new_http_client", "post_logout_token"]
 
 USER_AGENT: Final = "idp-logout-dispatcher"
 #: Enough for one event reaching many applications at once (the benchmark's 100) and a
@@ -56,91 +53,13 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True):
     error: str | None = None  # why no answer arrived: "timeout", "connect", ...
 
 
-class ForbiddenAddress(Exception):
-    """The target resolved to an address the dispatcher must not reach."""
-
-    def __init__(self, host: str, address: str, kind: str) -> None:
-        super().__init__(f"{host} resolves to a {kind} address ({address})")
-        self.kind = kind
-
-
-class CheckedBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's network backend, resolving and checking each host before connecting."""
-
-    def __init__(self, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
-        self._inner = inner or httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        addresses = await _resolve(host, port)
-        for address in addresses:
-            kind = address_problem(ipaddress.ip_address(address))
-            if kind is not None:  # one bad answer is enough: the name is not trusted
-                raise ForbiddenAddress(host, address, kind)
-        # The checked address itself, never the name again (see the module text).
-        failure: Exception | None = None
-        for address in addresses:
-            try:
-                return await self._inner.connect_tcp(
-                    address, port, timeout, local_address, socket_options
-                )
-            except httpcore.ConnectError as exc:  # try the next address, as a resolver would
-                failure = exc
-        raise failure or httpcore.ConnectError(f"no address for {host}")
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("the dispatcher does not use Unix sockets")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
-async def _resolve(host: str, port: int) -> list[str]:
-    """Every address of ``host`` (an IP literal resolves to itself), in resolver order."""
-    try:
-        found = await asyncio.get_running_loop().getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
-        )
-    except (OSError, UnicodeError) as exc:
-        raise httpcore.ConnectError(f"cannot resolve {host}") from exc
-    addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
-    if not addresses:
-        raise httpcore.ConnectError(f"no address for {host}")
-    return addresses
-
-
-class _Transport(httpx.AsyncHTTPTransport):
-    """httpx's transport over a connection pool whose connections use ``backend``."""
-
-    def __init__(self, limits: httpx.Limits, backend: httpcore.AsyncNetworkBackend) -> None:
-        super().__init__(limits=limits, trust_env=False)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=backend,
-        )
-
-
 def new_http_client(*, allow_private: bool | None = None) -> httpx.AsyncClient:
     """The dispatcher's client. ``allow_private``: the deployment's
     ``SVC_BACKCHANNEL_ALLOW_PRIVATE`` (read from the environment when not given)."""
     if allow_private is None:
         allow_private = load_settings().backchannel_allow_private
     limits = httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=KEEP_ALIVE)
-    transport = None if allow_private else _Transport(limits, CheckedBackend())
+    transport = None if allow_private else CheckedTransport(limits)
     return httpx.AsyncClient(
         timeout=httpx.Timeout(BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS),
         limits=limits,

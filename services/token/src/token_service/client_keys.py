@@ -10,7 +10,7 @@ OIDC Core §9, OIDC Registration §2 ``jwks`` / ``jwks_uri``; issue #25).
   :data:`REFETCH_INTERVAL_SECONDS`, whatever its outcome, so a stream of assertions with
   made-up ``kid`` values cannot make the provider hammer a host. A failed fetch keeps the
   previous set if there was one.
-- Where the GET may go: as for back-channel logout (``logout_dispatcher.delivery``),
+- Where the GET may go: as for back-channel logout (:mod:`idp_common.outbound_http`),
   unless the deployment allows it (``SVC_CLIENT_JWKS_ALLOW_PRIVATE``), the connection
   resolves the host itself, refuses it when any resolved address is loopback, private,
   link-local or otherwise not global (:mod:`idp_common.protocol.rfc6890_special_addresses`)
@@ -24,21 +24,17 @@ A set that cannot be had is :class:`ClientKeysUnavailable` (the caller answers
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
-import socket
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import httpcore
 import httpx
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
-from idp_common.protocol.rfc6890_special_addresses import address_problem
+from idp_common.outbound_http import CheckedTransport, ForbiddenAddress
 from idp_common.protocol.rfc7523_client_assertion import has_kid
 from idp_common.storage.repos.clients import ClientRecord
 
@@ -51,6 +47,8 @@ REFETCH_INTERVAL_SECONDS: Final = 10.0
 #: Clients whose keys a worker keeps at once; past it the cache starts again empty.
 MAX_CACHED_CLIENTS: Final = 10_000
 USER_AGENT: Final = "idp-client-keys"
+#: No idle connections kept: a client's keys are fetched every few minutes at most.
+_LIMITS: Final = httpx.Limits(max_connections=100, max_keepalive_connections=0)
 
 
 class ClientKeysUnavailable(Exception):
@@ -61,69 +59,11 @@ class ClientKeysUnavailable(Exception):
         self.reason = reason
 
 
-class _ForbiddenAddress(httpcore.ConnectError):
-    pass
-
-
-class _CheckedBackend(httpcore.AsyncNetworkBackend):
-    """Resolves and checks each host, then connects to the checked address."""
-
-    def __init__(self) -> None:
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        try:
-            found = await asyncio.get_running_loop().getaddrinfo(
-                host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
-            )
-        except (OSError, UnicodeError) as exc:
-            raise httpcore.ConnectError(f"cannot resolve {host}") from exc
-        addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
-        for address in addresses:
-            kind = address_problem(ipaddress.ip_address(address))
-            if kind is not None:
-                raise _ForbiddenAddress(f"{host} resolves to a {kind} address")
-        if not addresses:
-            raise httpcore.ConnectError(f"no address for {host}")
-        return await self._inner.connect_tcp(
-            addresses[0], port, timeout, local_address, socket_options
-        )
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("no Unix sockets")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
-class _CheckedTransport(httpx.AsyncHTTPTransport):
-    def __init__(self) -> None:
-        super().__init__(trust_env=False)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
-            max_connections=100,
-            max_keepalive_connections=0,
-            network_backend=_CheckedBackend(),
-        )
-
-
 def new_http_client(*, allow_private: bool) -> httpx.AsyncClient:
     """The client of the ``jwks_uri`` GETs (see the module text)."""
     return httpx.AsyncClient(
         timeout=httpx.Timeout(FETCH_TIMEOUT_SECONDS),
-        transport=None if allow_private else _CheckedTransport(),
+        transport=None if allow_private else CheckedTransport(_LIMITS),
         follow_redirects=False,
         trust_env=False,
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
@@ -152,10 +92,10 @@ async def fetch_key_set(http: httpx.AsyncClient, uri: str) -> KeySet:
                     body += chunk
                     if len(body) > MAX_JWKS_BYTES:
                         raise ClientKeysUnavailable("jwks_uri answered more than 64 KB")
+    except ForbiddenAddress as exc:
+        raise ClientKeysUnavailable("jwks_uri names a forbidden address") from exc
     except (httpx.HTTPError, TimeoutError, OSError) as exc:
-        forbidden = isinstance(exc.__context__ or exc.__cause__, _ForbiddenAddress)
-        reason = "jwks_uri names a forbidden address" if forbidden else "jwks_uri unreachable"
-        raise ClientKeysUnavailable(reason) from exc
+        raise ClientKeysUnavailable("jwks_uri unreachable") from exc
     try:
         document = json.loads(body)
     except (ValueError, RecursionError) as exc:

@@ -70,7 +70,9 @@ class Client(Base):
     skip_consent: Mapped[bool] = mapped_column(server_default=false())
     id_token_signed_response_alg: Mapped[str] = mapped_column(server_default=text("'RS256'"))
     userinfo_signed_response_alg: Mapped[str | None]
-    token_endpoint_auth_method: Mapped[str] = mapped_column(default=_auth_method_by_type)
+    token_endpoint_auth_method: Mapped[str] = mapped_column(
+        default=_auth_method_by_type, server_default=text("'client_secret_basic'")
+    )
     # SQL NULL for None, not JSON 'null': the one_key_source check tells them apart.
     jwks: Mapped[dict[str, Any] | None] = mapped_column(JSONB(none_as_null=True))
     jwks_uri: Mapped[str | None]

@@ -6,7 +6,9 @@ Create Date: 2026-11-27
 
 - ``clients.token_endpoint_auth_method`` (OIDC Registration §2): ``client_secret_basic``
   for every existing confidential client (which keeps accepting Basic or the form, as
-  before), ``none`` for every public one; the check ties ``none`` to ``public``.
+  before), ``none`` for every public one; the check ties ``none`` to ``public``. The
+  column keeps the default ``client_secret_basic``, so an insert that names no method (an
+  operator's SQL) still makes a confidential client; a public one must say ``none``.
 - ``clients.jwks`` / ``clients.jwks_uri``: the public keys of a ``private_key_jwt`` client
   (RFC 7523), at most one of the two.
 - ``clients.require_pushed_authorization_requests`` (RFC 9126 §6),
@@ -44,7 +46,6 @@ def upgrade() -> None:
         ),
     )
     op.execute("UPDATE clients SET token_endpoint_auth_method = 'none' WHERE type = 'public'")
-    op.alter_column("clients", "token_endpoint_auth_method", server_default=None)
     op.add_column("clients", sa.Column("jwks", JSONB(), nullable=True))
     op.add_column("clients", sa.Column("jwks_uri", sa.Text(), nullable=True))
     for flag in ("require_pushed_authorization_requests", "dpop_bound_access_tokens"):
