@@ -33,6 +33,7 @@ with a ``DPoP`` challenge (:func:`dpop_challenge`, §7.1).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -45,7 +46,7 @@ from urllib.parse import urlsplit
 
 from joserfc import jws
 from joserfc.errors import JoseError, UnsupportedAlgorithmError
-from joserfc.jwk import import_key
+from joserfc.jwk import Key, import_key
 from joserfc.jws import JWSRegistry
 
 from idp_common.protocol.rfc4648_base64url import base64url_decode, base64url_encode
@@ -244,6 +245,14 @@ def _check_header(header: Any) -> tuple[str, dict[str, Any]]:
     return alg, jwk
 
 
+@functools.lru_cache(maxsize=4096)
+def _imported(jwk_json: str) -> Key:
+    """The key of a header ``jwk`` (canonical JSON). Importing checks the EC point or the
+    RSA numbers, which costs more than the signature check itself: a client sends the same
+    key with every proof, so the imported key is kept (at most 4,096, least recent out)."""
+    return import_key(json.loads(jwk_json))
+
+
 def _signed_claims(proof: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(jwk, claims) of a proof whose header and signature hold."""
     if len(proof) > MAX_PROOF_LENGTH:
@@ -253,7 +262,7 @@ def _signed_claims(proof: str) -> tuple[dict[str, Any], dict[str, Any]]:
         raise InvalidDpopProof("the DPoP proof is not a signed JWT")
     alg, jwk = _check_header(_segment_json(parts[0]))
     try:
-        key = import_key(jwk)
+        key = _imported(json.dumps(jwk, sort_keys=True, separators=(",", ":")))
         if alg in ("RS256", "PS256") and key.raw_value.key_size < MIN_RSA_BITS:  # type: ignore[union-attr]
             raise InvalidDpopProof("the DPoP proof's RSA key is too short")
         verified = jws.deserialize_compact(proof, key, registry=_REGISTRIES[alg])
