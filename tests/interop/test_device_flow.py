@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,9 @@ def test_oauth4webapi_device_flow_approved_on_the_hosted_page(
     assert started["verification_uri"] == f"{stack.issuer}/auth/device"
     assert started["verification_uri_complete"].startswith(started["verification_uri"] + "?")
     assert started["interval"] == 1  # SVC_DEVICE_POLL_INTERVAL of the test stack
+    # Give the device time to poll while nobody has decided (authorization_pending): a
+    # quick browser could otherwise approve before its first poll.
+    time.sleep(3 * started["interval"])
 
     # Not signed in: the code comes pre-filled; continuing leads through sign-in and back.
     page.goto(started["verification_uri_complete"])
