@@ -20,7 +20,7 @@ from joserfc.jwk import ECKey
 from playwright.sync_api import Page, expect
 
 from tests.harness.browser import PageLog
-from tests.harness.console import check_screen, create_first_admin, settle, sign_in
+from tests.harness.console import check_screen, create_first_admin, find_row, settle, sign_in
 from tests.harness.console_steps import field_error, open_screen
 from tests.harness.stack import Stack
 
@@ -103,7 +103,9 @@ def test_fapi_private_key_jwt_client_survives_a_reload_and_errors_show_at_their_
 
     # Nothing of the refused saves was stored.
     open_screen(page, "Clients")
-    page.get_by_role("link", name=name, exact=True).click()
+    # The suite's stack holds every client earlier tests made: it may be on a later page.
+    row = find_row(page, "Clients", name, link=True)
+    row.get_by_role("link", name=name, exact=True).click()
     settle(page)
     settings = page.get_by_role("form", name="Client settings")
     expect(settings.get_by_label("Token endpoint authentication")).to_have_value("private_key_jwt")
