@@ -29,6 +29,7 @@ EXPECTED_TABLES = {
     "totp_credentials",
     "totp_recovery_codes",
     "face_templates",
+    "passkeys",
     "apis",
     "scopes",
     "clients",
@@ -115,8 +116,8 @@ def test_models_declare_every_table() -> None:
 
 
 def test_revisions_form_one_line_ending_at_head() -> None:
-    assert head_revision() == "0011"
-    assert older_revisions("0011") == {
+    assert head_revision() == "0012"
+    assert older_revisions("0012") == {
         "0001",
         "0002",
         "0003",
@@ -127,6 +128,7 @@ def test_revisions_form_one_line_ending_at_head() -> None:
         "0008",
         "0009",
         "0010",
+        "0011",
     }
 
 

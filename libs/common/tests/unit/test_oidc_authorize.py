@@ -11,6 +11,7 @@ from idp_common.protocol.oidc_authorize import (
     UntrustedRequest,
     parse_acr_values,
     refuse_repeated,
+    requires_phishing_resistance,
     session_meets_acr,
     single_values,
 )
@@ -67,3 +68,16 @@ def test_acr_values_keep_the_known_levels_in_order() -> None:
     assert session_meets_acr("urn:idp:acr:face", ())
     assert not session_meets_acr("urn:idp:acr:face", ("urn:idp:acr:1fa", "urn:idp:acr:2fa"))
     assert session_meets_acr("urn:idp:acr:2fa", ("urn:idp:acr:1fa", "urn:idp:acr:2fa"))
+
+
+def test_levels_are_ordered_weakest_first() -> None:
+    """Issue #26: a phishing-resistant session meets a request for two factors; a
+    two-factor one does not meet a request for ``phr``."""
+    assert session_meets_acr("urn:idp:acr:phr", ("urn:idp:acr:2fa",))
+    assert session_meets_acr("urn:idp:acr:phr", ("urn:idp:acr:1fa", "urn:idp:acr:2fa"))
+    assert not session_meets_acr("urn:idp:acr:2fa", ("urn:idp:acr:phr",))
+    assert not session_meets_acr("urn:idp:acr:face", ("urn:idp:acr:1fa",))
+    assert session_meets_acr("urn:idp:acr:1fa", ("urn:idp:acr:face",))
+    assert requires_phishing_resistance(("urn:idp:acr:phr",))
+    assert not requires_phishing_resistance(("urn:idp:acr:2fa", "urn:idp:acr:phr"))
+    assert not requires_phishing_resistance(())

@@ -67,8 +67,13 @@ def test_protocol_strings() -> None:
     assert c.TOKEN_TYPE_DPOP == "DPoP"
     assert c.SESSION_COOKIE_NAME == "svc_session"
     assert c.BACKCHANNEL_LOGOUT_EVENT == "http://schemas.openid.net/event/backchannel-logout"
-    assert c.AMR_VALUES == ("pwd", "otp", "face", "mfa")
-    assert c.ACR_VALUES == ("urn:idp:acr:face", "urn:idp:acr:1fa", "urn:idp:acr:2fa")
+    assert c.AMR_VALUES == ("pwd", "otp", "face", "mfa", "hwk", "swk", "user")
+    assert c.ACR_VALUES == (
+        "urn:idp:acr:face",
+        "urn:idp:acr:1fa",
+        "urn:idp:acr:2fa",
+        "urn:idp:acr:phr",
+    )
     assert c.JWT_TYP_ACCESS_TOKEN == "at+jwt"
     assert c.JWT_TYP_LOGOUT_TOKEN == "logout+jwt"
 

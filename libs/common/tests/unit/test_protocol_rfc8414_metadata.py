@@ -94,7 +94,10 @@ METADATA = provider_metadata(ISSUER)
             ],
         ),
         ("prompt_values_supported", ["none", "login", "consent", "select_account"]),
-        ("acr_values_supported", ["urn:idp:acr:face", "urn:idp:acr:1fa", "urn:idp:acr:2fa"]),
+        (
+            "acr_values_supported",
+            ["urn:idp:acr:face", "urn:idp:acr:1fa", "urn:idp:acr:2fa", "urn:idp:acr:phr"],
+        ),
         ("authorization_response_iss_parameter_supported", True),
         ("backchannel_logout_supported", True),
         ("backchannel_logout_session_supported", True),

@@ -3,6 +3,8 @@ production (logged as warnings)."""
 
 from __future__ import annotations
 
+import uuid
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import msgspec
@@ -24,6 +26,7 @@ _POSITIVE: tuple[str, ...] = (
     "cleanup_batch_size",
     "device_code_ttl",
     "device_poll_interval",
+    "passkey_challenge_ttl",
     *(field.name for field in msgspec.structs.fields(Settings) if field.name.endswith("_per_ip")),
 )
 
@@ -71,6 +74,7 @@ def validate(settings: Settings) -> list[str]:
     problems.extend(_validate_services(settings))
     problems.extend(_validate_face(settings))
     problems.extend(_validate_key_rotation(settings))
+    problems.extend(_validate_passkeys(settings))
     if settings.log_format not in LOG_FORMATS:
         problems.append(f"SVC_LOG_FORMAT: must be one of {', '.join(LOG_FORMATS)}")
     if settings.session_cookie_host_prefix and not settings.is_prod:
@@ -122,6 +126,27 @@ def _validate_cleanup(settings: Settings) -> list[str]:
         problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
     if not 0 <= settings.cleanup_batch_pause <= 60:
         problems.append("SVC_CLEANUP_BATCH_PAUSE: must be between 0 and 60 seconds")
+    return problems
+
+
+def _validate_passkeys(settings: Settings) -> list[str]:
+    """AAGUIDs are UUIDs; a roots file is readable PEM (used only with an allow-list:
+    attestation is asked for then only)."""
+    problems: list[str] = []
+    for aaguid in settings.passkey_allowed_aaguids:
+        try:
+            uuid.UUID(aaguid)
+        except ValueError:
+            problems.append(f"SVC_PASSKEY_ALLOWED_AAGUIDS: {aaguid!r} is not a UUID")
+    roots = settings.passkey_attestation_roots
+    if roots:
+        try:
+            text = Path(roots).read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"SVC_PASSKEY_ATTESTATION_ROOTS: cannot be read ({exc})")
+        else:
+            if "-----BEGIN CERTIFICATE-----" not in text:
+                problems.append("SVC_PASSKEY_ATTESTATION_ROOTS: holds no PEM certificate")
     return problems
 
 

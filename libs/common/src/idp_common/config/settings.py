@@ -105,6 +105,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Seconds a pushed authorization request (RFC 9126 §2.2 ``expires_in``) stays usable,
     # 1 to 599 (FAPI 2.0 asks for under 600; docs/oauth/par.md).
     par_request_ttl: int = PAR_LIFETIME_SECONDS
+    # Passkeys (issue #26, docs/passkeys.md): seconds a WebAuthn challenge stays usable
+    # (a page offering passkeys through autofill waits for the person); the AAGUIDs of
+    # the authenticators a new passkey must come from (empty: any, attestation "none");
+    # with a list, a PEM file of the attestation roots the statement must chain to.
+    passkey_challenge_ttl: int = 300
+    passkey_allowed_aaguids: tuple[str, ...] = ()
+    passkey_attestation_roots: str = ""
     # RP-Initiated Logout without a valid id_token_hint shows a confirmation page instead
     # of ending the session at once (OIDC RP-Initiated Logout 1.0 §2; docs/security.md).
     logout_confirmation: bool = False

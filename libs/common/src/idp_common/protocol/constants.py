@@ -192,16 +192,36 @@ AMR_PASSWORD: Final = "pwd"
 AMR_OTP: Final = "otp"
 AMR_FACE: Final = "face"
 AMR_MFA: Final = "mfa"
-AMR_VALUES: Final = (AMR_PASSWORD, AMR_OTP, AMR_FACE, AMR_MFA)
+#: RFC 8176 §2 for a passkey (issue #26, docs/passkeys.md): ``hwk`` a device-bound key,
+#: ``swk`` a synced one (backup eligible: the key leaves the device), ``user`` when the
+#: authenticator verified the person (its PIN or biometric: WebAuthn does not say which).
+AMR_HARDWARE_KEY: Final = "hwk"
+AMR_SOFTWARE_KEY: Final = "swk"
+AMR_USER_VERIFIED: Final = "user"
+AMR_VALUES: Final = (
+    AMR_PASSWORD,
+    AMR_OTP,
+    AMR_FACE,
+    AMR_MFA,
+    AMR_HARDWARE_KEY,
+    AMR_SOFTWARE_KEY,
+    AMR_USER_VERIFIED,
+)
 #: A face alone: a still image proves less than a secret (docs/face-signin.md), so it has
 #: its own, weakest level (docs/security.md).
 ACR_FACE: Final = "urn:idp:acr:face"
 ACR_ONE_FACTOR: Final = "urn:idp:acr:1fa"
 ACR_TWO_FACTOR: Final = "urn:idp:acr:2fa"
-ACR_VALUES: Final = (ACR_FACE, ACR_ONE_FACTOR, ACR_TWO_FACTOR)
+#: Phishing-resistant (issue #26): a passkey, bound to this origin, was part of the
+#: sign-in: alone with user verification, or after the password.
+ACR_PHISHING_RESISTANT: Final = "urn:idp:acr:phr"
+#: Weakest first: a session at one level meets a request for any level before it
+#: (:func:`idp_common.protocol.oidc_authorize.session_meets_acr`).
+ACR_VALUES: Final = (ACR_FACE, ACR_ONE_FACTOR, ACR_TWO_FACTOR, ACR_PHISHING_RESISTANT)
 #: Methods that prove knowledge or possession of a secret; a recent sign-in must include
-#: one of them before credentials change (docs/security.md "Step-up").
-AMR_SECRETS: Final = frozenset({AMR_PASSWORD, AMR_OTP})
+#: one of them before credentials change (docs/security.md "Step-up"). A passkey's key
+#: is such a secret, never leaving its authenticator (issue #26).
+AMR_SECRETS: Final = frozenset({AMR_PASSWORD, AMR_OTP, AMR_HARDWARE_KEY, AMR_SOFTWARE_KEY})
 
 # --- Browser session: spec part 5 "Browser session" ---------------------------------------
 SESSION_COOKIE_NAME: Final = "svc_session"

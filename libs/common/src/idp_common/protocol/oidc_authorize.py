@@ -63,6 +63,7 @@ from typing import Final
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from idp_common.protocol.constants import (
+    ACR_PHISHING_RESISTANT,
     ACR_VALUES,
     PROMPT_CONSENT,
     PROMPT_LOGIN,
@@ -250,9 +251,29 @@ def parse_acr_values(raw: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value for value in asked if value in ACR_VALUES))
 
 
+def acr_rank(acr: str) -> int:
+    """The strength of a level of this provider (:data:`ACR_VALUES`, weakest first);
+    -1 for one it does not know."""
+    return ACR_VALUES.index(acr) if acr in ACR_VALUES else -1
+
+
 def session_meets_acr(session_acr: str, acr_values: Sequence[str]) -> bool:
-    """A session satisfies the request's ``acr_values`` (none asked: any session does)."""
-    return not acr_values or session_acr in acr_values
+    """A session satisfies the request's ``acr_values`` (none asked: any session does):
+    its level is at least the weakest level asked for. The levels are ordered (face, 1fa,
+    2fa, phr): a client asking for two factors takes a phishing-resistant session, one
+    asking for ``phr`` sends a two-factor session back to sign in (issue #26)."""
+    if not acr_values:
+        return True
+    asked = [acr_rank(value) for value in acr_values if acr_rank(value) >= 0]
+    return not asked or acr_rank(session_acr) >= min(asked)
+
+
+def requires_phishing_resistance(acr_values: Sequence[str]) -> bool:
+    """Every level the request names is ``phr``: the sign-in must include a passkey."""
+    asked = [value for value in acr_values if acr_rank(value) >= 0]
+    return bool(asked) and min(acr_rank(value) for value in asked) >= acr_rank(
+        ACR_PHISHING_RESISTANT
+    )
 
 
 def parse_scopes(raw: str) -> list[str]:

@@ -19,7 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from idp_common.config import Settings
 from idp_common.crypto.keys import KeySet
 from idp_common.observability.metrics import count_limit_refusal
+from idp_common.passkeys.ceremony import RelyingParty
 from idp_common.protocol.caller_address import parse_trusted_networks
+from idp_common.state.passkey_ceremonies import PasskeyCeremonies
 from idp_common.state.ratelimit import RateLimiter
 from idp_common.state.sessions import SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
@@ -61,6 +63,17 @@ class Resources:
         """Browser sessions and sign-in challenges (Redis, under the settings' prefix);
         one store per application, so that its reads and writes are batched together."""
         return SessionStore(self.redis, self.settings.redis_prefix)
+
+    @cached_property
+    def passkey_ceremonies(self) -> PasskeyCeremonies:
+        """Pending WebAuthn challenges (issue #26): single use, ``SVC_PASSKEY_CHALLENGE_TTL``."""
+        settings = self.settings
+        return PasskeyCeremonies(self.redis, settings.redis_prefix, settings.passkey_challenge_ttl)
+
+    @cached_property
+    def relying_party(self) -> RelyingParty:
+        """This deployment as a WebAuthn relying party: the issuer's host and origin."""
+        return RelyingParty.from_settings(self.settings)
 
     async def aclose(self) -> None:
         await self.redis.aclose()

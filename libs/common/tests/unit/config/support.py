@@ -3,11 +3,14 @@ a set of variables produces."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from idp_common.config import SettingsError, load_settings
+
+ATTESTATION_ROOT = Path(__file__).with_name("attestation-root.pem")
 
 # One non-default, valid value for every setting, and what it parses to.
 EVERY_SETTING: dict[str, tuple[str, Any]] = {
@@ -71,6 +74,12 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "backchannel_allow_private": ("1", True),
     "par_request_ttl": ("30", 30),
     "client_jwks_allow_private": ("true", True),
+    "passkey_challenge_ttl": ("90", 90),
+    "passkey_allowed_aaguids": (
+        "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4, 08987058-cadc-4b81-b6e1-30de50dcbe96",
+        ("ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4", "08987058-cadc-4b81-b6e1-30de50dcbe96"),
+    ),
+    "passkey_attestation_roots": (str(ATTESTATION_ROOT), str(ATTESTATION_ROOT)),
     "session_cookie_host_prefix": ("true", True),
     "log_level": ("DEBUG", "DEBUG"),
     "log_format": ("text", "text"),

@@ -31,6 +31,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from idp_common.storage.db.models import (
     FaceTemplate,
+    Passkey,
     PasswordCredential,
     TotpCredential,
     User,
@@ -178,11 +179,18 @@ class SignInFacts(msgspec.Struct, frozen=True, kw_only=True):
     password_hash: str | None
     has_totp: bool  # a confirmed authenticator: the code step follows
     has_face: bool = False  # an enrolled face: the face step may follow the password
+    has_passkey: bool = False  # a usable passkey: it may follow the password (issue #26)
 
 
 async def sign_in_facts(session: AsyncSession, email: str) -> SignInFacts | None:
     """The account an email names (case-insensitively), its password hash, whether it
-    has a confirmed authenticator and an enrolled face; one statement instead of four."""
+    has a confirmed authenticator, an enrolled face and a usable passkey; one statement
+    instead of five."""
+    passkey = (
+        select(Passkey.id)
+        .where(Passkey.user_id == User.id, Passkey.clone_suspected_at.is_(None))
+        .exists()
+    )
     row = (
         await session.execute(
             select(
@@ -190,6 +198,7 @@ async def sign_in_facts(session: AsyncSession, email: str) -> SignInFacts | None
                 PasswordCredential.hash,
                 TotpCredential.confirmed_at,
                 FaceTemplate.user_id,
+                passkey,
             )
             .outerjoin(PasswordCredential, PasswordCredential.user_id == User.id)
             .outerjoin(TotpCredential, TotpCredential.user_id == User.id)
@@ -199,12 +208,13 @@ async def sign_in_facts(session: AsyncSession, email: str) -> SignInFacts | None
     ).first()
     if row is None:
         return None
-    *user, password_hash, confirmed_at, face_owner = row
+    *user, password_hash, confirmed_at, face_owner, has_passkey = row
     return SignInFacts(
         user=_account(user),
         password_hash=password_hash,
         has_totp=confirmed_at is not None,
         has_face=face_owner is not None,
+        has_passkey=bool(has_passkey),
     )
 
 

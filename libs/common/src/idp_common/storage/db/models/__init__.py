@@ -14,6 +14,7 @@ from ._client import Client, ClientScope, ClientSecret
 from ._consent import Consent
 from ._credential import (
     FaceTemplate,
+    Passkey,
     PasswordCredential,
     PhotoFingerprint,
     TotpCredential,
@@ -40,6 +41,7 @@ __all__ = [
     "GroupMember",
     "GroupRole",
     "OutboxEvent",
+    "Passkey",
     "PasswordCredential",
     "PasswordResetToken",
     "PhotoFingerprint",

@@ -1,5 +1,5 @@
 """Credentials of a user: password, TOTP authenticator, recovery codes, face template,
-and the fingerprints of the photos they published (which face sign-in refuses).
+the fingerprints of the photos they published (which face sign-in refuses), passkeys.
 
 Each row belongs to one user and disappears with them (``ON DELETE CASCADE``).
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import BigInteger, ForeignKey, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ._base import Base, created_at, updated_at, uuid_pk
+from ._base import EMPTY_TEXT_ARRAY, Base, created_at, updated_at, uuid_pk
 
 _USER_FK = "users.id"
 
@@ -87,3 +87,28 @@ class PhotoFingerprint(Base):
     embedding_encrypted: Mapped[bytes | None]
     picture: Mapped[str | None]  # the stored object's name, while it was published
     created_at: Mapped[datetime] = created_at()
+
+
+class Passkey(Base):
+    """A WebAuthn credential of the user (issue #26, docs/passkeys.md): its id and COSE
+    public key, the authenticator's counter, its backup flags (``backup_eligible``: a
+    synced passkey; ``backed_up``: synced now) and its AAGUID. ``clone_suspected_at`` is
+    set when the counter went backwards (WebAuthn §7.2 step 21): the credential is then
+    refused until the person or an administrator removes it."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[uuid.UUID] = uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey(_USER_FK, ondelete="CASCADE"), index=True)
+    credential_id: Mapped[bytes] = mapped_column(unique=True)
+    public_key: Mapped[bytes]
+    sign_count: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
+    aaguid: Mapped[str]
+    transports: Mapped[list[str]] = mapped_column(server_default=EMPTY_TEXT_ARRAY)
+    backup_eligible: Mapped[bool]
+    backed_up: Mapped[bool]
+    user_verified: Mapped[bool]  # at registration
+    name: Mapped[str]
+    created_at: Mapped[datetime] = created_at()
+    last_used_at: Mapped[datetime | None]
+    clone_suspected_at: Mapped[datetime | None]
