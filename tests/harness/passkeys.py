@@ -93,9 +93,13 @@ class SoftAuthenticator:
         origin: str | None = None,
         rp_id: str | None = None,
         challenge: str | None = None,
+        self_attested: bool = False,
+        aaguid: bytes = ZERO_AAGUID,
     ) -> dict[str, Any]:
         """A registration response to ``options`` (PublicKeyCredentialCreationOptionsJSON),
-        attestation ``none``; the new credential is kept for :meth:`get`."""
+        attestation ``none``, or ``packed`` self attestation (signed by the new key, no
+        certificate: the AAGUID is the authenticator's own claim); the new credential is
+        kept for :meth:`get`."""
         rp = rp_id or options["rp"]["id"]
         credential = SoftCredential(
             credential_id=secrets.token_bytes(32),
@@ -106,7 +110,7 @@ class SoftAuthenticator:
         )
         self.credentials.append(credential)
         attested = (
-            ZERO_AAGUID
+            aaguid
             + struct.pack(">H", len(credential.credential_id))
             + credential.credential_id
             + credential.cose_public_key()
@@ -117,10 +121,15 @@ class SoftAuthenticator:
             + struct.pack(">I", 0)
             + attested
         )
-        attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": auth_data})
         client_data = self._client_data(
             "webauthn.create", challenge or options["challenge"], origin
         )
+        statement: dict[str, Any] = {}
+        if self_attested:
+            signed = auth_data + hashlib.sha256(client_data).digest()
+            statement = {"alg": -7, "sig": credential.key.sign(signed, ec.ECDSA(hashes.SHA256()))}
+        fmt = "packed" if self_attested else "none"
+        attestation = cbor2.dumps({"fmt": fmt, "attStmt": statement, "authData": auth_data})
         return {
             "id": b64url(credential.credential_id),
             "rawId": b64url(credential.credential_id),

@@ -57,6 +57,7 @@ def test_read_a_challenge(stack: Stack, authui: str) -> None:
             },
         ],
         "face": body["face"],  # true with the face stack (tests marked face check it)
+        "passkey": True,  # a discoverable passkey is always offered at this step
     }
     assert isinstance(body["face"], bool)
     assert all(s["description"] and s["description"] != s["value"] for s in body["scopes"])

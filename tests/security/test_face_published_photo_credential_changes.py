@@ -58,7 +58,7 @@ def test_a_face_alone_does_not_unlock_credential_changes(stack: Stack) -> None:
         )
         challenge = answer.headers["www-authenticate"]
         assert 'error="insufficient_user_authentication"' in challenge
-        assert 'acr_values="urn:idp:acr:1fa urn:idp:acr:2fa"' in challenge
+        assert 'acr_values="urn:idp:acr:1fa urn:idp:acr:2fa urn:idp:acr:phr"' in challenge
     _, claims = oidc.verified_claims(stack, tokens["access_token"], audience=f"{stack.issuer}/api")
     assert claims["amr"] == ["face"] and claims["acr"] == "urn:idp:acr:face"
 

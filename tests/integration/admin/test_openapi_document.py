@@ -71,6 +71,8 @@ SPEC_ROUTES = {
     ("PUT", "/admin/users/{user_id}/roles"),
     ("PUT", "/admin/users/{user_id}/scopes"),
     ("DELETE", "/admin/users/{user_id}/totp"),
+    ("GET", "/admin/users/{user_id}/passkeys"),
+    ("DELETE", "/admin/users/{user_id}/passkeys/{passkey_id}"),
     ("DELETE", "/admin/users/{user_id}/sessions"),
 }
 PERMISSION = re.compile(

@@ -4,11 +4,12 @@
  * (`credentials: "same-origin"`): the response that completes authentication sets it.
  */
 
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import type { FieldError, Problem } from "../../shared/problem";
 
 const BASE = "/api/v1/auth";
 
-export type Step = "password" | "totp" | "face" | "consent" | "done";
+export type Step = "password" | "totp" | "face" | "passkey" | "consent" | "done";
 
 export interface ScopeInfo {
   value: string;
@@ -27,6 +28,12 @@ export interface Challenge {
    * step (the deployment lets a face replace the password), or the `face` step itself.
    */
   face: boolean;
+  /**
+   * Whether a passkey is offered at this step: "Sign in with a passkey" on the password
+   * step, "Use a passkey instead" on the code step (the person has one), or the `passkey`
+   * step itself.
+   */
+  passkey: boolean;
 }
 
 /** The answer of each sign-in step: go to `redirectTo` when present, else show `next`. */
@@ -58,7 +65,7 @@ export class NetworkError extends Error {
   }
 }
 
-const STEPS: readonly string[] = ["password", "totp", "face", "consent", "done"];
+const STEPS: readonly string[] = ["password", "totp", "face", "passkey", "consent", "done"];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -170,6 +177,7 @@ export async function getChallenge(id: string): Promise<Challenge> {
         description: typeof s.description === "string" ? s.description : "",
       })),
     face: data.face === true,
+    passkey: data.passkey === true,
   };
 }
 
@@ -184,6 +192,23 @@ export const biometric = (challenge: string, email: string | null, image: string
   step("/biometric", email === null ? { challenge, image } : { challenge, email, image });
 
 export const totp = (challenge: string, code: string) => step("/totp", { challenge, code });
+
+/**
+ * The options of a passkey ceremony for this step of the challenge, as
+ * `startAuthentication({ optionsJSON })` takes them: discoverable at the password step,
+ * the person's own passkeys (`allowCredentials`) as a second factor.
+ */
+export async function passkeyOptions(challenge: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const data = await json(await call("POST", "/passkey/options", { challenge }));
+  if (typeof data.challenge !== "string") {
+    throw new NetworkError();
+  }
+  return data as unknown as PublicKeyCredentialRequestOptionsJSON;
+}
+
+/** The browser's answer to those options; the step answer is the same as the password's. */
+export const passkey = (challenge: string, credential: AuthenticationResponseJSON) =>
+  step("/passkey", { challenge, credential });
 
 export const consent = (challenge: string, approve: boolean) =>
   step("/consent", { challenge, approve });

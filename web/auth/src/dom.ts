@@ -150,6 +150,8 @@ export class Form {
   readonly element: HTMLFormElement;
   private readonly summary: HTMLDivElement;
   private readonly linked = new Set<HTMLInputElement>();
+  /** Buttons outside the form that start another way in (a passkey): busy with it. */
+  private readonly outside: HTMLButtonElement[] = [];
   private busy = false;
 
   constructor(
@@ -184,10 +186,15 @@ export class Form {
     }
   }
 
+  /** Also disables `buttons` (outside the form) while the form is busy. */
+  alsoDisable(...buttons: HTMLButtonElement[]): void {
+    this.outside.push(...buttons);
+  }
+
   private setBusy(busy: boolean): void {
     this.busy = busy;
     this.element.setAttribute("aria-busy", String(busy));
-    for (const button of this.element.querySelectorAll("button")) {
+    for (const button of [...this.element.querySelectorAll("button"), ...this.outside]) {
       button.disabled = busy;
     }
   }

@@ -12,6 +12,22 @@ export const FACE_DOES_NOT_MATCH = "This does not look like the face enrolled fo
 /** Shown on the password step when the face step answered 503. */
 export const FACE_UNAVAILABLE = "Signing in with your face is not available right now. Sign in with your password.";
 
+/** Passkeys (issue #26): while the browser asks for one, then while the server checks it. */
+export const PASSKEY_WAITING = "Waiting for your passkey…";
+export const PASSKEY_CHECKING = "Checking your passkey…";
+
+/** The prompt was closed or timed out: said quietly, nothing is wrong. */
+export const PASSKEY_CANCELLED = "No passkey was used. You can try again.";
+
+/** A refused passkey at sign-in: one message whatever the cause, as for the password. */
+export const PASSKEY_REFUSED = "That passkey could not sign you in. Try again, or sign in with your password.";
+
+/** A refused passkey as the second step: it is not one of this account's. */
+export const PASSKEY_NOT_ACCEPTED = "That passkey is not one of this account's. Try again with a passkey of this account.";
+
+/** The browser cannot use a passkey here (no authenticator, unsupported, blocked). */
+export const PASSKEY_UNAVAILABLE = "This browser could not use a passkey here. Try again, or sign in another way.";
+
 /** The message for a 429, with the wait taken from `Retry-After`. */
 export function tooManyAttempts(seconds: number | null): string {
   if (seconds === null) {

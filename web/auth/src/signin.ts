@@ -3,12 +3,15 @@
  * "Sign-in"): read the challenge, show its next step, and after each step either follow
  * the API's `redirectTo` or show the step it names. The challenge id stays in memory.
  */
+import { browserSupportsWebAuthn } from "@simplewebauthn/browser";
 import { ApiError, NetworkError, getChallenge, type Challenge, type Step, type StepResult } from "./api";
 import type { Form } from "./dom";
 import { genericMessage } from "./messages";
 import { showConsent } from "./screens/consent";
 import { showLogin } from "./screens/login";
 import { showFace } from "./screens/face";
+import { showPasskey } from "./screens/passkey";
+import { cancelCeremony, passkeysPossibleAt } from "./passkey";
 import { showDone, showErrorPage } from "./screens/message";
 import type { StepContext } from "./screens/step";
 import { showTotp } from "./screens/totp";
@@ -29,12 +32,19 @@ export class SignInFlow implements StepContext {
     return this.challenge.face && !this.faceUnavailable;
   }
 
+  /** Whether this step offers a passkey: the challenge says so and the browser can, here. */
+  get offersPasskey(): boolean {
+    return this.challenge.passkey && browserSupportsWebAuthn() && passkeysPossibleAt(window.location.hostname);
+  }
+
   /** The email to pre-fill: what the person typed, else the client's `login_hint`. */
   get emailHint(): string {
     return this.email ?? this.challenge.loginHint ?? "";
   }
 
   show(step: Step): void {
+    // A passkey prompt or autofill offer of the screen being left must not outlive it.
+    cancelCeremony();
     switch (step) {
       case "password":
         showLogin(this);
@@ -44,6 +54,9 @@ export class SignInFlow implements StepContext {
         break;
       case "face":
         showFace(this, { afterPassword: true });
+        break;
+      case "passkey":
+        showPasskey(this);
         break;
       case "consent":
         showConsent(this);
@@ -55,6 +68,7 @@ export class SignInFlow implements StepContext {
   }
 
   chooseFace(): void {
+    cancelCeremony();
     showFace(this);
   }
 
@@ -69,9 +83,22 @@ export class SignInFlow implements StepContext {
     if (result.next === "consent") {
       // The scopes to show are the challenge's current ones: read them again.
       this.challenge = await getChallenge(this.challenge.id);
+    } else if (result.next === "totp") {
+      // Whether the code step also offers a passkey depends on the person, known now.
+      this.challenge = await this.challengeOrAsBefore();
     }
     this.show(result.next);
     return false;
+  }
+
+  /** The challenge read again; if that fails, the one held, without the passkey offer. */
+  private async challengeOrAsBefore(): Promise<Challenge> {
+    try {
+      return await getChallenge(this.challenge.id);
+    } catch {
+      // The code step works without it; its own answer tells if the challenge is gone.
+      return { ...this.challenge, passkey: false };
+    }
   }
 
   /** Handles the errors every step shares: expired challenge, 422, 429, network. */

@@ -8,6 +8,7 @@ import { AuthenticatorScreen } from "./screens/account/AuthenticatorScreen";
 import { ConnectionsScreen } from "./screens/account/ConnectionsScreen";
 import { EmailScreen } from "./screens/account/EmailScreen";
 import { FaceScreen } from "./screens/account/FaceScreen";
+import { PasskeysScreen } from "./screens/account/PasskeysScreen";
 import { PasswordScreen } from "./screens/account/PasswordScreen";
 import { PermissionsScreen } from "./screens/account/PermissionsScreen";
 import { ProfileScreen } from "./screens/account/ProfileScreen";
@@ -55,6 +56,7 @@ export const ROUTES: Route[] = [
   account("account/email", "Email", "idp:account:read", EmailScreen),
   account("account/password", "Password", "idp:account:read", PasswordScreen),
   account("account/authenticator", "Authenticator", "idp:account:read", AuthenticatorScreen),
+  account("account/passkeys", "Passkeys", "idp:account:read", PasskeysScreen),
   account("account/face", "Face sign-in", "idp:account:read", FaceScreen),
   account("account/sessions", "Sessions", "idp:sessions:read", SessionsScreen),
   account("account/connections", "Connected applications", "idp:connections:read", ConnectionsScreen),

@@ -4,6 +4,7 @@ refusal's audited reason (issue #26)."""
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -144,3 +145,44 @@ def test_unreadable_responses_have_no_challenge() -> None:
     assert ceremony_challenge({}) is None
     assert ceremony_challenge({"response": {"clientDataJSON": "!!"}}) is None
     assert credential_id_of({"id": ""}) is None
+
+
+ALLOWED = uuid.UUID("01020304-0506-0708-0102-030405060708")
+ROOT = Path(__file__).parent / "config" / "attestation-root.pem"
+
+
+def _strict(*, roots: bool) -> RelyingParty:
+    return RelyingParty(
+        rp_id=RP.rp_id,
+        origin=RP.origin,
+        name="x",
+        allowed_aaguids=frozenset({str(ALLOWED)}),
+        attestation_roots=(ROOT.read_bytes(),) if roots else (),
+    )
+
+
+def test_allow_list_takes_an_attested_allowed_authenticator() -> None:
+    strict = _strict(roots=False)
+    options = registration_options(
+        strict, challenge=CHALLENGE, user_id=PERSON, user_name="a", display_name="", exclude=[]
+    )
+    authenticator = SoftAuthenticator(origin=RP.origin, rp_id=RP.rp_id)
+    response = authenticator.create(options, self_attested=True, aaguid=ALLOWED.bytes)
+    assert verify_registration(strict, response, challenge=CHALLENGE).aaguid == str(ALLOWED)
+    other = authenticator.create(options, self_attested=True, aaguid=uuid.uuid4().bytes)
+    with pytest.raises(PasskeyRejected) as caught:
+        verify_registration(strict, other, challenge=CHALLENGE)
+    assert caught.value.reason == "authenticator_not_allowed"
+
+
+def test_with_roots_a_self_attestation_is_refused_whatever_aaguid_it_claims() -> None:
+    strict = _strict(roots=True)
+    options = registration_options(
+        strict, challenge=CHALLENGE, user_id=PERSON, user_name="a", display_name="", exclude=[]
+    )
+    response = SoftAuthenticator(origin=RP.origin, rp_id=RP.rp_id).create(
+        options, self_attested=True, aaguid=ALLOWED.bytes
+    )
+    with pytest.raises(PasskeyRejected) as caught:
+        verify_registration(strict, response, challenge=CHALLENGE)
+    assert caught.value.reason == "attestation_refused"

@@ -64,6 +64,7 @@ def test_the_challenge_is_exactly_the_spec_s() -> None:
 def test_a_fresh_caller_passes() -> None:
     check_recent_sign_in(caller(auth_time=NOW - 10, amr=["pwd"]), now=NOW)
     check_recent_sign_in(caller(auth_time=NOW - 10, amr=["face", "otp", "mfa"]), now=NOW)
+    check_recent_sign_in(caller(auth_time=NOW - 10, amr=["swk", "user", "mfa"]), now=NOW)
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,8 @@ def test_a_fresh_sign_in_without_a_secret_is_refused_naming_the_levels(amr: obje
     with pytest.raises(PermissionDenied) as refused:
         check_recent_sign_in(caller(auth_time=NOW - 10, amr=amr), now=NOW)
     assert refused.value.headers == {
-        "WWW-Authenticate": EXACT_HEADER + ', acr_values="urn:idp:acr:1fa urn:idp:acr:2fa"'
+        "WWW-Authenticate": EXACT_HEADER
+        + ', acr_values="urn:idp:acr:1fa urn:idp:acr:2fa urn:idp:acr:phr"'
     }
 
 
@@ -106,6 +108,9 @@ def test_a_fresh_sign_in_without_a_secret_is_refused_naming_the_levels(amr: obje
         (["face", "otp", "mfa"], True),
         (["pwd"], False),
         (["face", "mfa"], False),  # two factors, but neither a secret: not enough
+        (["hwk", "user", "mfa"], True),  # a passkey verified on its device (issue #26)
+        (["pwd", "swk", "mfa"], True),
+        (["hwk"], False),  # a security key without user verification: one factor
     ],
 )
 def test_two_factors_when_asked(amr: list[str], passes: bool) -> None:

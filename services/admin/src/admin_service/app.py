@@ -15,6 +15,7 @@ from admin_service.controllers import (
     groups,
     profile_fields,
     roles,
+    user_passkeys,
     user_profile,
     users,
 )
@@ -29,6 +30,7 @@ ROUTES: list[ControllerRouterHandler] = [
     *groups.ROUTES,
     *profile_fields.ROUTES,
     *roles.ROUTES,
+    *user_passkeys.ROUTES,
     *user_profile.ROUTES,
     *users.ROUTES,
 ]

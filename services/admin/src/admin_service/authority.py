@@ -8,11 +8,12 @@ and 8; docs/admin-api.md "Granting and credentials").
   the scopes. Taking over what a client can do (its secret, its redirect URIs, its grant
   types) counts as being given its scopes.
 - **Recent sign-in.** Sensitive writes (grants, credential changes, a client's secret)
-  need a person signed in within ``SVC_RECENT_SIGN_IN_MAX_AGE`` seconds with the password
-  or a one-time code (RFC 9470 step-up, :func:`idp_common.web.recent_auth.check_recent_sign_in`).
+  need a person signed in within ``SVC_RECENT_SIGN_IN_MAX_AGE`` seconds with the password,
+  a one-time code or a passkey (RFC 9470 step-up,
+  :func:`idp_common.web.recent_auth.check_recent_sign_in`).
   A machine client has no sign-in: its token comes from its secret, so it passes this one.
-- **Another administrator's credentials** (password, authenticator, face, email,
-  disabling, deleting) need a sign-in with two factors, and the caller must hold every
+- **Another administrator's credentials** (password, authenticator, face, passkeys,
+  email, disabling, deleting) need a sign-in with two factors, and the caller must hold every
   administration scope that person holds: nobody takes over a stronger account. A
   machine client cannot show two factors and is refused.
 

@@ -11,6 +11,7 @@ from litestar import Litestar, Router
 from authui_service.context import STATE_KEY, SigninContext
 from authui_service.controllers.device import DeviceController
 from authui_service.controllers.face import FaceSigninController
+from authui_service.controllers.passkey import PasskeySigninController
 from authui_service.controllers.reset import PasswordResetController
 from authui_service.controllers.signin import SigninController
 from authui_service.csrf import allowed_origins, same_site_json
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         route_handlers=[
             SigninController,
             FaceSigninController,
+            PasskeySigninController,
             PasswordResetController,
             DeviceController,
         ],

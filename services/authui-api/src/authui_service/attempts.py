@@ -26,6 +26,7 @@ AnyRequest = Request[Any, Any, Any]
 #: Second-factor kinds: one-time and recovery codes share ``code``.
 CODE: Final = "code"
 FACE: Final = "face"
+PASSKEY: Final = "passkey"
 #: At most one lock notice per person and factor in this many seconds.
 NOTICE_EVERY_SECONDS: Final = 24 * 3600
 NOTICE_SUBJECT: Final = "Someone is trying to sign in to your account"
@@ -159,6 +160,17 @@ def lock_notice(factor: str, failures: int, delay: int) -> str:
         advice = (
             "If this was not you, your password is known to someone else: sign in and "
             "change it now, and end the sessions you do not recognise."
+        )
+    elif factor == PASSKEY:
+        what = (
+            "Someone got past the first step of signing in to your account (your password "
+            f"or your face) and then failed {failures} times in a row to sign in with a "
+            "passkey of yours."
+        )
+        advice = (
+            "If this was not you, your password is known to someone else: sign in and "
+            "change it now, and end the sessions you do not recognise. Your passkeys "
+            "themselves cannot be guessed."
         )
     else:
         what = f"{failures} face sign-ins in a row did not match your face."

@@ -2,10 +2,11 @@
 step decided: a password then a one-time code is ``password``/``success`` and then
 ``totp``/``success``.
 
-``method``: ``password``, ``totp``, ``recovery_code``, ``face``. ``reason``: ``success``,
-``throttled`` (429, the account or factor waits), ``wrong_code``, and the refusals the audit
-log names in ``login.failed`` (``unknown_account``, ``disabled``, ``no_face_template``,
-``face_mismatch``, ...), with ``password`` read as ``bad_password``. Every value comes from
+``method``: ``password``, ``totp``, ``recovery_code``, ``face``, ``passkey``. ``reason``:
+``success``, ``throttled`` (429, the account or factor waits), ``wrong_code``, and the
+refusals the audit log names in ``login.failed`` (``unknown_account``, ``disabled``,
+``no_face_template``, ``face_mismatch``, ``unknown_passkey``, ``clone_suspected``, ...), with
+``password`` read as ``bad_password``. Every value comes from
 this code, never from a request: the label sets stay closed.
 """
 
@@ -21,6 +22,7 @@ METHOD_PASSWORD: Final = "password"  # noqa: S105 (a method name, not a secret)
 METHOD_TOTP: Final = "totp"
 METHOD_RECOVERY_CODE: Final = "recovery_code"
 METHOD_FACE: Final = "face"
+METHOD_PASSKEY: Final = "passkey"
 SUCCESS: Final = "success"
 THROTTLED: Final = "throttled"
 WRONG_CODE: Final = "wrong_code"
@@ -29,12 +31,15 @@ _RENAMED: Final = {"password": "bad_password"}
 #: Per-account throttles, as ``idp_rate_limit_refusals_total`` names them (the per-address
 #: limits are named by their bucket).
 FIRST_FACTOR_LIMIT: Final = "signin_account"
-SECOND_FACTOR_LIMIT: Final = "second_factor_"  # + the factor: code, face
+SECOND_FACTOR_LIMIT: Final = "second_factor_"  # + the factor: code, face, passkey
 
 
 def first_factor_method(amr: str) -> str:
-    """``face`` or ``password``: the two ways of passing the first step."""
-    return METHOD_FACE if amr == AMR_FACE else METHOD_PASSWORD
+    """``face``, ``passkey`` or ``password``: the ways of passing the first step (a
+    refused passkey is named ``passkey`` in the audit detail's ``method``)."""
+    if amr == AMR_FACE:
+        return METHOD_FACE
+    return METHOD_PASSKEY if amr == METHOD_PASSKEY else METHOD_PASSWORD
 
 
 def code_method(code: str) -> str:
@@ -44,7 +49,9 @@ def code_method(code: str) -> str:
 
 def factor_method(factor: str) -> str:
     """The method of a second-factor counter (``code`` counts one-time and recovery codes)."""
-    return METHOD_FACE if factor == METHOD_FACE else METHOD_TOTP
+    if factor == METHOD_FACE:
+        return METHOD_FACE
+    return METHOD_PASSKEY if factor == METHOD_PASSKEY else METHOD_TOTP
 
 
 def counted(method: str, reason: str) -> None:

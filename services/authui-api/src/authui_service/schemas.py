@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -14,7 +14,7 @@ Email = Annotated[str, Meta(min_length=1, max_length=320)]
 # Sign-in accepts what was once a valid password; a generous cap bounds hashing work.
 Password = Annotated[str, Meta(min_length=1, max_length=1024)]
 NewPassword = Annotated[str, Meta(max_length=PASSWORD_MAX_LENGTH * 4)]
-Next = Literal["password", "totp", "face", "consent", "done"]
+Next = Literal["password", "totp", "face", "passkey", "consent", "done"]
 
 
 class LoginBody(msgspec.Struct, frozen=True):
@@ -39,6 +39,18 @@ class BiometricBody(msgspec.Struct, frozen=True):
 class TotpBody(msgspec.Struct, frozen=True):
     challenge: ChallengeId
     code: Annotated[str, Meta(min_length=1, max_length=20)]
+
+
+class PasskeyOptionsBody(msgspec.Struct, frozen=True):
+    challenge: ChallengeId
+
+
+class PasskeyBody(msgspec.Struct, frozen=True):
+    """``credential``: the browser's ``PublicKeyCredential.toJSON()`` of the assertion
+    (AuthenticationResponseJSON), checked by py_webauthn, never logged."""
+
+    challenge: ChallengeId
+    credential: dict[str, Any]
 
 
 class ConsentBody(msgspec.Struct, frozen=True):
@@ -82,6 +94,10 @@ class ChallengeRead(msgspec.Struct, frozen=True):
     # The face is offered at this step: instead of the password (SVC_FACE_SIGNIN
     # first_factor, unless acr_values excludes a face alone), or as the step itself.
     face: bool = False
+    # A passkey is offered at this step: always at the password step (a discoverable
+    # passkey names its person), at the passkey step, and at the code step when the
+    # person also holds a usable passkey (issue #26).
+    passkey: bool = False
 
 
 class ResetAccepted(msgspec.Struct, frozen=True):

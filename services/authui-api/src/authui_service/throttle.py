@@ -9,9 +9,9 @@ Two kinds of counter, each a Redis hash ``{count, last}``:
   passwords, and faces where a face replaces the password. A successful first factor
   clears it.
 - **second factor** (:data:`SECOND_FACTOR`): per person and factor, ``code`` (one-time
-  codes and recovery codes) or ``face``. Only a success *of that factor* clears it; a
-  correct password never does, so knowing the password does not buy fresh guesses at the
-  code (issue #19, attack 1).
+  codes and recovery codes), ``face`` or ``passkey`` (a passkey after the first step).
+  Only a success *of that factor* clears it; a correct password never does, so knowing the
+  password does not buy fresh guesses at the code (issue #19, attack 1).
 
 Each attempt is one atomic script call (:meth:`Throttle.attempt`): when the counter's
 delay since its last failure has not passed, the attempt is refused with the seconds

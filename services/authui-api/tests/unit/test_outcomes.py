@@ -28,10 +28,19 @@ def test_a_recovery_code_shape_is_a_recovery_code_attempt() -> None:
 
 
 @pytest.mark.parametrize(
-    ("amr", "method"), [("pwd", "password"), ("face", "face"), ("", "password")]
+    ("amr", "method"),
+    [("pwd", "password"), ("face", "face"), ("passkey", "passkey"), ("", "password")],
 )
 def test_first_factor_method(amr: str, method: str) -> None:
     assert outcomes.first_factor_method(amr) == method
+
+
+@pytest.mark.parametrize(
+    ("factor", "method"),
+    [("code", "totp"), ("face", "face"), ("passkey", "passkey"), ("other", "totp")],
+)
+def test_factor_method(factor: str, method: str) -> None:
+    assert outcomes.factor_method(factor) == method
 
 
 def test_the_audit_reason_password_reads_bad_password() -> None:

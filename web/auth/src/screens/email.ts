@@ -1,13 +1,17 @@
 import { Field } from "../dom";
 import type { StepContext } from "./step";
 
-/** The account's email, pre-filled from what was typed or the login hint (password and face steps). */
-export function emailField(flow: StepContext): Field {
+/**
+ * The account's email, pre-filled from what was typed or the login hint (password and face
+ * steps). With `webauthn`, the browser may offer passkeys in its autofill list
+ * (conditional mediation; the token must come last).
+ */
+export function emailField(flow: StepContext, options: { webauthn?: boolean } = {}): Field {
   return new Field({
     name: "email",
     label: "Email",
     type: "email",
-    autocomplete: "username",
+    autocomplete: options.webauthn === true ? "username webauthn" : "username",
     inputmode: "email",
     spellcheck: false,
     value: flow.emailHint,

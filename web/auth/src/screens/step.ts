@@ -14,6 +14,8 @@ export interface StepContext {
   faceUnavailable: boolean;
   /** Whether the password step offers "Sign in with your face". */
   readonly offersFace: boolean;
+  /** Whether this step offers a passkey (the challenge says so and the browser can). */
+  readonly offersPasskey: boolean;
   /** The email to pre-fill: what the person typed, else the client's `login_hint`. */
   readonly emailHint: string;
   /** Acts on a step's answer; true when the browser is navigating away. */

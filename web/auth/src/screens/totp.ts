@@ -1,7 +1,11 @@
-/** Step "totp": the 6-digit one-time code from the person's authenticator app. */
+/**
+ * Step "totp": the 6-digit one-time code from the person's authenticator app; for a person
+ * who also has passkeys (the challenge says `passkey`), "Use a passkey instead".
+ */
 import { ApiError, totp } from "../api";
-import { Field, Form, button, showScreen } from "../dom";
+import { Field, Form, button, h, showScreen, statusLine } from "../dom";
 import { clientLine } from "./client";
+import { signInWithPasskey } from "./passkey";
 import type { StepContext } from "./step";
 
 export function showTotp(flow: StepContext): void {
@@ -35,5 +39,16 @@ export function showTotp(flow: StepContext): void {
     }
   });
 
-  showScreen("totp", "Enter your code", clientLine("to continue to", flow.challenge), form.element);
+  let passkeyChoice: HTMLDivElement | null = null;
+  if (flow.offersPasskey) {
+    const status = statusLine();
+    const passkeyButton = h("button", { type: "button", class: "secondary-button" }, "Use a passkey instead");
+    form.alsoDisable(passkeyButton);
+    passkeyButton.addEventListener("click", () => {
+      void form.run(() => signInWithPasskey(flow, form, status, "second"));
+    });
+    passkeyChoice = h("div", { class: "alternative" }, h("p", { class: "divider" }, "or"), passkeyButton, status);
+  }
+
+  showScreen("totp", "Enter your code", clientLine("to continue to", flow.challenge), form.element, passkeyChoice);
 }

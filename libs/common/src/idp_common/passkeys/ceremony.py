@@ -31,7 +31,11 @@ from webauthn import (
     verify_authentication_response,
     verify_registration_response,
 )
-from webauthn.helpers import base64url_to_bytes, parse_client_data_json
+from webauthn.helpers import (
+    base64url_to_bytes,
+    parse_attestation_object,
+    parse_client_data_json,
+)
 from webauthn.helpers.cose import COSEAlgorithmIdentifier
 from webauthn.helpers.exceptions import (
     InvalidAuthenticationResponse,
@@ -262,6 +266,8 @@ def _reason(message: str) -> Reason:
         return "wrong_rp_id"
     if "verif" in text and "user" in text:
         return "user_verification_missing"
+    if "certificate" in text or "attestation" in text:
+        return "attestation_refused"
     if "signature" in text:
         return "bad_signature"
     return "malformed"
@@ -294,6 +300,11 @@ def verify_registration(
         raise PasskeyRejected("malformed") from exc
     if rp.allowed_aaguids:
         if verified.fmt == AttestationFormat.NONE:
+            raise PasskeyRejected("attestation_refused")
+        # py_webauthn checks a certificate chain only when there is one: a self attestation
+        # (no x5c) names whatever AAGUID its maker likes, so with roots it is refused.
+        statement = parse_attestation_object(verified.attestation_object).att_stmt
+        if rp.attestation_roots and not statement.x5c:
             raise PasskeyRejected("attestation_refused")
         if verified.aaguid not in rp.allowed_aaguids:
             raise PasskeyRejected("authenticator_not_allowed")

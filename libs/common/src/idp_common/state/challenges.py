@@ -3,7 +3,7 @@
 A challenge is the state of one pending ``/oauth2/authorize`` request while the person signs
 in and consents (DESIGN.md "Sign-in"), 10 minutes, keyed by a random id that travels in
 the sign-in page's URL. Its steps: ``password`` → ``totp`` (when an authenticator is
-confirmed) → ``consent`` (when needed) → ``done``.
+confirmed), ``passkey`` or ``face`` → ``consent`` (when needed) → ``done``.
 
 :class:`ChallengeStore` is the repository; :class:`idp_common.state.sessions.SessionStore`
 extends it, so the endpoints reach sessions and challenges through one store.
@@ -21,8 +21,9 @@ from redis.asyncio import Redis
 __all__ = ["CHALLENGE_SECONDS", "Challenge", "ChallengeStore", "Step"]
 
 CHALLENGE_SECONDS = 600
-#: ``face``: the face as the second step after the password (``SVC_FACE_SIGNIN=second_factor``).
-Step = Literal["password", "totp", "face", "consent", "done"]
+#: ``face``: the face as the second step after the password (``SVC_FACE_SIGNIN=second_factor``);
+#: ``passkey``: a passkey as the second step (issue #26, docs/passkeys.md).
+Step = Literal["password", "totp", "face", "passkey", "consent", "done"]
 
 
 class Challenge(msgspec.Struct, kw_only=True):

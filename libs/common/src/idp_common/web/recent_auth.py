@@ -15,14 +15,16 @@ and the client sends the person back to ``/oauth2/authorize?max_age=300`` (RFC 9
   both as guards, so both refusals come before the body is read.
 - An ``auth_time`` up to :data:`CLOCK_SKEW_SECONDS` in the future is accepted (the
   token service's clock may run a little ahead); further ahead it counts as old.
-- Recent is not enough: the sign-in must also have included a secret, the password or a
-  one-time code (``amr`` holds ``pwd`` or ``otp``). A face alone is a still image that
-  anyone holding the person's photo may present (docs/face-signin.md), so it never
-  unlocks a credential change. The refusal then also names the levels that do in
-  ``acr_values`` (RFC 9470 §3); an authorization request carrying them does not offer
-  the face.
+- Recent is not enough: the sign-in must also have included a secret, the password, a
+  one-time code or a passkey (``amr`` holds ``pwd``, ``otp``, ``hwk`` or ``swk``: a
+  passkey's private key never leaves its authenticator and answers only this origin,
+  issue #26). A face alone is a still image that anyone holding the person's photo may
+  present (docs/face-signin.md), so it never unlocks a credential change. The refusal
+  then also names the levels that do in ``acr_values`` (RFC 9470 §3); an authorization
+  request carrying them does not offer the face.
 - Some writes need two factors (``amr`` holds ``mfa``): an administrator changing another
-  administrator's credentials (docs/security.md). Their refusal names ``acr_values``
+  administrator's credentials (docs/security.md). A passkey verified on its device
+  (``hwk``/``swk``, ``user``, ``mfa``) is two factors. Their refusal names ``acr_values``
   ``urn:idp:acr:2fa``.
 """
 
@@ -37,6 +39,7 @@ from litestar.handlers.base import BaseRouteHandler
 from idp_common.errors import PermissionDenied
 from idp_common.protocol.constants import (
     ACR_ONE_FACTOR,
+    ACR_PHISHING_RESISTANT,
     ACR_TWO_FACTOR,
     AMR_MFA,
     AMR_SECRETS,
@@ -61,7 +64,7 @@ __all__ = [
 CLOCK_SKEW_SECONDS: Final = 60
 MAX_AGE_OPT: Final = "recent_sign_in_max_age"
 #: ``acr_values`` of a refusal that needs a secret, and of one that needs two factors.
-SECRET_LEVELS: Final = (ACR_ONE_FACTOR, ACR_TWO_FACTOR)
+SECRET_LEVELS: Final = (ACR_ONE_FACTOR, ACR_TWO_FACTOR, ACR_PHISHING_RESISTANT)
 TWO_FACTOR_LEVELS: Final = (ACR_TWO_FACTOR,)
 
 
@@ -72,7 +75,8 @@ def _methods(amr: object) -> frozenset[str]:
 
 
 def included_a_secret(amr: object) -> bool:
-    """The sign-in included the password or a one-time code (RFC 8176 ``pwd``, ``otp``)."""
+    """The sign-in included the password, a one-time code or a passkey (RFC 8176 ``pwd``,
+    ``otp``, ``hwk``, ``swk``)."""
     return bool(_methods(amr) & AMR_SECRETS)
 
 
@@ -124,12 +128,12 @@ def check_recent_sign_in(
     if two_factors:
         detail = (
             f"this change needs a sign-in with two factors within the last {max_age} "
-            "seconds; sign in again with your password and authenticator code"
+            "seconds; sign in again with your password and authenticator code, or a passkey"
         )
     else:
         detail = (
-            f"this change needs a sign-in with your password or a one-time code within "
-            f"the last {max_age} seconds; sign in again"
+            f"this change needs a sign-in with your password, a one-time code or a passkey "
+            f"within the last {max_age} seconds; sign in again"
         )
     raise PermissionDenied(
         detail,

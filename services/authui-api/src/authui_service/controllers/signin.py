@@ -34,6 +34,7 @@ from authui_service.steps import (
     answer_step,
     face_offered,
     first_factor_passed,
+    passkey_offered,
     refuse_credentials,
 )
 from idp_common.crypto.passwords import (
@@ -115,6 +116,7 @@ class SigninController(Controller):
             login_hint=challenge.login_hint,
             scopes=scopes,
             face=face_offered(ctx, challenge),
+            passkey=await passkey_offered(ctx, challenge),
         )
 
     @post("/login", operation_id="login", status_code=200)

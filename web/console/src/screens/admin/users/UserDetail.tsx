@@ -1,6 +1,7 @@
 /**
  * `/console/admin/users/:id`: the facts of one person, their details form, grants,
- * profile values and the actions on their password, authenticator, face and sessions.
+ * profile values, passkeys and the actions on their password, authenticator, face and
+ * sessions.
  */
 import { useState } from "react";
 import { get, patch } from "../../../api/client";
@@ -14,6 +15,7 @@ import { Facts, Notice, formatTime } from "../../../ui/table";
 import { Actions } from "./Actions";
 import { Grants } from "./Grants";
 import { type User, userPath } from "./model";
+import { Passkeys } from "./Passkeys";
 import { ProfileValues } from "./ProfileValues";
 
 const WRITE = "idp:users:write";
@@ -132,6 +134,7 @@ export function UserDetail({ id }: { id: string }) {
             ) : null}
             <Grants userId={user.id} canWrite={canWrite} />
             <ProfileValues userId={user.id} canWrite={canWrite} />
+            <Passkeys userId={user.id} email={user.email} canWrite={canWrite} />
             {canWrite ? <Actions user={user} /> : null}
           </>
         )}

@@ -1,0 +1,100 @@
+/**
+ * Passkeys on the sign-in page (issue #26; src/passkey.ts does the ceremony):
+ * - the step "passkey" ("Use your passkey"): the second step after the password, the
+ *   person's own passkeys only;
+ * - what the password step ("Sign in with a passkey", autofill) and the code step ("Use a
+ *   passkey instead") share: run the ceremony inside their form, answer the API, and say
+ *   what went wrong.
+ */
+import { ApiError, passkey } from "../api";
+import { Form, button, h, showScreen, statusLine } from "../dom";
+import {
+  PASSKEY_CANCELLED,
+  PASSKEY_CHECKING,
+  PASSKEY_NOT_ACCEPTED,
+  PASSKEY_REFUSED,
+  PASSKEY_UNAVAILABLE,
+  PASSKEY_WAITING,
+} from "../messages";
+import { type Assertion, ceremonyFailure, getAssertion } from "../passkey";
+import { clientLine } from "./client";
+import type { StepContext } from "./step";
+
+/** Whether the passkey is the first way in (password step) or the second step. */
+export type Factor = "first" | "second";
+
+/** Sends the browser's answer; true when the browser is navigating away. */
+export async function finishWithPasskey(flow: StepContext, assertion: Assertion, status: HTMLElement): Promise<boolean> {
+  status.textContent = PASSKEY_CHECKING;
+  const result = await passkey(flow.challenge.id, assertion.credential);
+  status.textContent = "";
+  return flow.advance(result);
+}
+
+/** Tells the person why the passkey did not sign them in. */
+export function reportPasskeyFailure(
+  flow: StepContext,
+  form: Form,
+  status: HTMLElement,
+  error: unknown,
+  factor: Factor,
+): void {
+  status.textContent = "";
+  switch (ceremonyFailure(error)) {
+    case "superseded":
+      return;
+    case "cancelled":
+      status.textContent = PASSKEY_CANCELLED;
+      return;
+    case "unavailable":
+      form.showError(PASSKEY_UNAVAILABLE);
+      return;
+    case null:
+      break;
+  }
+  if (error instanceof ApiError && error.status === 401) {
+    // One message whatever the cause (unknown passkey, another person's, expired...).
+    form.showError(factor === "first" ? PASSKEY_REFUSED : PASSKEY_NOT_ACCEPTED);
+  } else {
+    flow.fail(error, form);
+  }
+}
+
+/**
+ * The whole ceremony from a button, inside `form.run`: options, the browser's prompt, the
+ * answer. True when the browser is navigating away.
+ */
+export async function signInWithPasskey(
+  flow: StepContext,
+  form: Form,
+  status: HTMLElement,
+  factor: Factor,
+): Promise<boolean> {
+  form.clearErrors();
+  status.textContent = PASSKEY_WAITING;
+  try {
+    return await finishWithPasskey(flow, await getAssertion(flow.challenge.id), status);
+  } catch (error) {
+    reportPasskeyFailure(flow, form, status, error, factor);
+    return false;
+  }
+}
+
+/** Step "passkey": the second step, with one of the person's passkeys. */
+export function showPasskey(flow: StepContext): void {
+  const status = statusLine();
+  const form: Form = new Form([], [button("Use your passkey"), status], (form) =>
+    signInWithPasskey(flow, form, status, "second"),
+  );
+  showScreen(
+    "passkey",
+    "Use your passkey",
+    clientLine("to continue to", flow.challenge),
+    h(
+      "p",
+      { class: "hint" },
+      "One more step: confirm it is you with a passkey of this account, on this device, your phone or a security key.",
+    ),
+    form.element,
+  );
+}
