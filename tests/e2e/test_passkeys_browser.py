@@ -22,7 +22,13 @@ from playwright.sync_api import Page, expect
 from tests.harness import oidc, records
 from tests.harness.browser import PageLog
 from tests.harness.callback_app import callback_server
-from tests.harness.console import create_first_admin, fill_sign_in_page, wait_for_console
+from tests.harness.console import (
+    create_first_admin,
+    fill_sign_in_page,
+    settle,
+    wait_for_console,
+)
+from tests.harness.console_steps import open_user
 from tests.harness.stack import Stack
 from tests.harness.webauthn import VirtualAuthenticator, localhost_stack
 
@@ -144,7 +150,7 @@ def test_register_sign_in_alone_and_as_second_factor_then_remove(
     row = page.get_by_role("row").filter(has_text="Work laptop")
     expect(row).not_to_contain_text("Never")
     row.get_by_role("button", name="Remove").click()
-    page.get_by_role("alertdialog").get_by_role("button", name="Remove").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Remove passkey").click()
     expect(page.get_by_role("row").filter(has_text="Work laptop")).to_have_count(0)
 
     # 6. The authenticator still holds its copy; the provider no longer takes it.
@@ -160,3 +166,34 @@ def test_register_sign_in_alone_and_as_second_factor_then_remove(
     screenshot("signin-removed-passkey")
     assert page_log.problems(expected_statuses=[401]) == []
     assert page_log.csp_violations() == []
+
+
+def test_an_administrator_sees_and_removes_a_persons_passkey(
+    passkey_stack: Stack, page: Page, page_log: PageLog, screenshot: Callable[..., Path]
+) -> None:
+    """The person's page in the console lists their passkeys (with the kind badge) and
+    removes one (a lost device); the person's own screen no longer shows it."""
+    stack = passkey_stack
+    VirtualAuthenticator(page)
+    admin = create_first_admin(stack)
+    page.goto(f"{stack.issuer}/console/account/passkeys")
+    fill_sign_in_page(page, admin)
+    wait_for_console(page)
+    page.get_by_label("Passkey name").fill("Phone")
+    page.get_by_role("button", name="Add a passkey").click()
+    expect(page.get_by_role("row").filter(has_text="Phone")).to_be_visible()
+
+    open_user(page, admin.email)
+    listed = page.get_by_role("region", name="Passkeys of this user")
+    row = listed.get_by_role("row").filter(has_text="Phone")
+    expect(row).to_contain_text("This device only")
+    screenshot("admin-user-passkeys")
+    row.get_by_role("button", name="Remove").click()
+    page.get_by_role("alertdialog").get_by_role("button", name="Remove passkey").click()
+    expect(page.get_by_text("Passkey “Phone” removed.")).to_be_visible()
+    expect(page.get_by_text("No passkeys.")).to_be_visible()
+
+    _passkeys_screen(page, stack)
+    settle(page)
+    expect(page.get_by_role("row").filter(has_text="Phone")).to_have_count(0)
+    assert page_log.problems() == []
