@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -128,6 +129,12 @@ def test_register_sign_in_alone_and_as_second_factor_then_remove(
     assert claims["amr"] == PASSKEY_ALONE_AMR
     assert claims["acr"] == PHISHING_RESISTANT
 
+    # 3c. A request for the phishing-resistant level is met by this session: no sign-in.
+    signed_in_at = claims["auth_time"]
+    authorization = _authorize(page, stack, app, acr_values=PHISHING_RESISTANT)
+    claims = _id_token_claims(page, stack, authorization)
+    assert (claims["acr"], claims["auth_time"]) == (PHISHING_RESISTANT, signed_in_at)
+
     # 4. The password, then the passkey as the second factor (prompt=login: sign in again).
     authenticator.set_presence(False)
     authorization = _authorize(page, stack, app, prompt="login")
@@ -197,3 +204,15 @@ def test_an_administrator_sees_and_removes_a_persons_passkey(
     settle(page)
     expect(page.get_by_role("row").filter(has_text="Phone")).to_have_count(0)
     assert page_log.problems() == []
+
+
+def test_discovery_advertises_the_phishing_resistant_level(passkey_stack: Stack) -> None:
+    document = httpx.get(
+        f"{passkey_stack.proxy_url}/.well-known/openid-configuration", timeout=10
+    ).json()
+    assert document["acr_values_supported"] == [
+        "urn:idp:acr:face",
+        "urn:idp:acr:1fa",
+        "urn:idp:acr:2fa",
+        PHISHING_RESISTANT,
+    ]

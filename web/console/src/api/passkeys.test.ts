@@ -18,7 +18,11 @@ const PASSKEY: PasskeyRead = {
 describe("passkeyBadges", () => {
   test("synced or bound to one device", () => {
     expect(passkeyBadges(PASSKEY).map((b) => b.text)).toEqual(["This device only"]);
-    expect(passkeyBadges({ ...PASSKEY, synced: true }).map((b) => b.text)).toEqual(["Synced"]);
+    expect(passkeyBadges({ ...PASSKEY, synced: true }).map((b) => b.text)).toEqual(["Synced", "Not backed up yet"]);
+    expect(passkeyBadges({ ...PASSKEY, synced: true, backedUp: true }).map((b) => b.text)).toEqual([
+      "Synced",
+      "Backed up",
+    ]);
   });
 
   test("a suspected copy adds a warning", () => {

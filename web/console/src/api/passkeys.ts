@@ -30,6 +30,14 @@ export function passkeyBadges(passkey: PasskeyRead): { text: string; tone: "ok" 
       ? { text: "Synced", tone: "plain", title: "Kept by a password manager or an account, on every device it syncs to." }
       : { text: "This device only", tone: "plain", title: "Kept in one authenticator (this device or a security key)." },
   ];
+  // The backup state (WebAuthn's BS flag) only means something for a synced passkey.
+  if (passkey.synced) {
+    badges.push(
+      passkey.backedUp
+        ? { text: "Backed up", tone: "ok", title: "Its platform has copied it off this device: losing the device does not lose it." }
+        : { text: "Not backed up yet", tone: "plain", title: "It may be synced, but has not been copied off the device yet." },
+    );
+  }
   if (passkey.cloneSuspectedAt !== null) {
     badges.push({
       text: "Possibly copied",

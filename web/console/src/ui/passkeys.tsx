@@ -20,11 +20,17 @@ export function PasskeyBadges({ passkey }: { passkey: PasskeyRead }) {
   );
 }
 
-/** The columns after the name: kind, created, last used ("Never" until its first sign-in). */
-export function passkeyFactColumns(): Column<PasskeyRead>[] {
-  return [
+/** The columns after the name: kind, created, last used ("Never" until its first sign-in);
+ * with ``counter``, the authenticator's signature counter (the administrator's view: a
+ * copy shows as a counter that went back). */
+export function passkeyFactColumns({ counter = false }: { counter?: boolean } = {}): Column<PasskeyRead>[] {
+  const columns: Column<PasskeyRead>[] = [
     { header: "Kind", cell: (passkey) => <PasskeyBadges passkey={passkey} /> },
     { header: "Created", cell: (passkey) => formatTime(passkey.createdAt) },
     { header: "Last used", cell: (passkey) => (passkey.lastUsedAt ? formatTime(passkey.lastUsedAt) : "Never") },
   ];
+  if (counter) {
+    columns.push({ header: "Sign counter", cell: (passkey) => String(passkey.signCount) });
+  }
+  return columns;
 }

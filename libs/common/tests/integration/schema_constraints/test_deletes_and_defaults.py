@@ -40,6 +40,7 @@ pytestmark = pytest.mark.integration
                 "user_scopes",
                 "consents",
                 "photo_fingerprints",
+                "passkeys",
             },
         ),
         ("clients", {"client_secrets", "client_scopes", "consents", "refresh_tokens"}),

@@ -20,7 +20,7 @@ export function Passkeys({ userId, email, canWrite }: { userId: string; email: s
   const [notice, setNotice] = useState<string | null>(null);
   const columns: Column<PasskeyRead>[] = [
     { header: "Name", rowHeader: true, cell: (passkey) => passkey.name },
-    ...passkeyFactColumns(),
+    ...passkeyFactColumns({ counter: true }),
   ];
   if (canWrite) {
     columns.push({
