@@ -19,8 +19,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from redis.asyncio import Redis
 
 from idp_common.protocol.oidc_core_claims import session_sid
+from idp_common.protocol.w3c_webauthn import RegisteredCredential
 from idp_common.state.passkey_ceremonies import Ceremony, PasskeyCeremonies
-from idp_common.storage.repos.passkeys import NewPasskey, add_passkey
+from idp_common.storage.repos.passkeys import add_passkey
 from tests.harness import infra, oidc, records
 from tests.harness.passkeys import SoftAuthenticator, SoftCredential, b64url
 from tests.harness.stack import Stack
@@ -69,7 +70,7 @@ def register_passkey(
         backup_eligible=synced,
     )
     device.credentials.append(credential)
-    new = NewPasskey(
+    new = RegisteredCredential(
         credential_id=credential.credential_id,
         public_key=credential.cose_public_key(),
         sign_count=0,
@@ -78,9 +79,8 @@ def register_passkey(
         backup_eligible=synced,
         backed_up=synced,
         user_verified=True,
-        name="Test passkey",
     )
-    in_db(stack, lambda db: add_passkey(db, uuid.UUID(person.id), new))
+    in_db(stack, lambda db: add_passkey(db, uuid.UUID(person.id), new, "Test passkey"))
     return credential
 
 

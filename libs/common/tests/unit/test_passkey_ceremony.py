@@ -11,7 +11,6 @@ import pytest
 
 from idp_common.passkeys.ceremony import (
     PasskeyRejected,
-    Registered,
     RelyingParty,
     authentication_options,
     ceremony_challenge,
@@ -21,6 +20,7 @@ from idp_common.passkeys.ceremony import (
     verify_assertion,
     verify_registration,
 )
+from idp_common.protocol.w3c_webauthn import RegisteredCredential
 from tests.harness.passkeys import SoftAuthenticator
 
 RP = RelyingParty(rp_id="id.example.com", origin="https://id.example.com", name="id.example.com")
@@ -30,7 +30,7 @@ PERSON = uuid.UUID("12345678-1234-5678-1234-567812345678")
 
 def _registered(
     authenticator: SoftAuthenticator, **kwargs: Any
-) -> tuple[dict[str, Any], Registered]:
+) -> tuple[dict[str, Any], RegisteredCredential]:
     options = registration_options(
         RP,
         challenge=CHALLENGE,

@@ -57,6 +57,7 @@ from webauthn.helpers.structs import (
 from idp_common.config import Settings
 from idp_common.protocol.w3c_webauthn import (
     CREDENTIAL_ID_MAX_BYTES,
+    RegisteredCredential,
     expected_origin,
     relying_party_id,
 )
@@ -64,7 +65,6 @@ from idp_common.protocol.w3c_webauthn import (
 __all__ = [
     "Assertion",
     "PasskeyRejected",
-    "Registered",
     "RelyingParty",
     "authentication_options",
     "ceremony_challenge",
@@ -124,18 +124,6 @@ class RelyingParty:
             allowed_aaguids=frozenset(str(uuid.UUID(a)) for a in settings.passkey_allowed_aaguids),
             attestation_roots=roots,
         )
-
-
-@dataclass(frozen=True)
-class Registered:
-    credential_id: bytes
-    public_key: bytes
-    sign_count: int
-    aaguid: str
-    transports: list[str]
-    backup_eligible: bool
-    backed_up: bool
-    user_verified: bool
 
 
 @dataclass(frozen=True)
@@ -275,7 +263,7 @@ def _reason(message: str) -> Reason:
 
 def verify_registration(
     rp: RelyingParty, credential: Mapping[str, Any], *, challenge: bytes
-) -> Registered:
+) -> RegisteredCredential:
     """The new credential, once the response is proven for ``challenge`` at this origin
     and RP id, with user verification, an allowed algorithm and, under an AAGUID
     allow-list, a verified attestation from an allowed authenticator."""
@@ -313,7 +301,7 @@ def verify_registration(
     response = credential.get("response")
     reported = response.get("transports") if isinstance(response, Mapping) else None
     transports = [t for t in reported or [] if isinstance(t, str) and t in _TRANSPORTS]
-    return Registered(
+    return RegisteredCredential(
         credential_id=verified.credential_id,
         public_key=verified.credential_public_key,
         sign_count=verified.sign_count,

@@ -13,6 +13,7 @@ signature checks are py_webauthn's (:mod:`idp_common.passkeys.ceremony`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
 
@@ -29,6 +30,21 @@ _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 USER_HANDLE_MAX_BYTES: Final = 64
 #: A credential id is at most 1023 bytes (§5.8.3, the CTAP limit).
 CREDENTIAL_ID_MAX_BYTES: Final = 1023
+
+
+@dataclass(frozen=True)
+class RegisteredCredential:
+    """What a verified registration gives and a passkey row keeps (§7.1 steps 23-26):
+    ``backup_eligible`` is the BE flag (a synced passkey), ``backed_up`` BS."""
+
+    credential_id: bytes
+    public_key: bytes  # COSE_Key
+    sign_count: int
+    aaguid: str
+    transports: list[str]
+    backup_eligible: bool
+    backed_up: bool
+    user_verified: bool
 
 
 def relying_party_id(issuer: str) -> str:

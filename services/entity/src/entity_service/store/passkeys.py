@@ -16,9 +16,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
-from idp_common.passkeys.ceremony import Registered
+from idp_common.protocol.w3c_webauthn import RegisteredCredential
 from idp_common.storage.repos import passkeys as repo
-from idp_common.storage.repos.passkeys import MAX_PASSKEYS_PER_PERSON, NewPasskey, PasskeyRecord
+from idp_common.storage.repos.passkeys import MAX_PASSKEYS_PER_PERSON, PasskeyRecord
 
 MAX_NAME_LENGTH: Final = 64
 DEFAULT_NAME: Final = "Passkey"
@@ -58,7 +58,7 @@ def passkey_key(raw: str) -> uuid.UUID:
 
 
 async def add_own_passkey(
-    session: AsyncSession, person: uuid.UUID, registered: Registered, name: str
+    session: AsyncSession, person: uuid.UUID, registered: RegisteredCredential, name: str
 ) -> PasskeyRecord:
     """Store the verified credential as the person's (their row locked by the caller)."""
     if await repo.count_passkeys(session, person) >= MAX_PASSKEYS_PER_PERSON:
@@ -66,19 +66,8 @@ async def add_own_passkey(
             f"you already have {MAX_PASSKEYS_PER_PERSON} passkeys; remove one first",
             code="passkey.too_many",
         )
-    new = NewPasskey(
-        credential_id=registered.credential_id,
-        public_key=registered.public_key,
-        sign_count=registered.sign_count,
-        aaguid=registered.aaguid,
-        transports=registered.transports,
-        backup_eligible=registered.backup_eligible,
-        backed_up=registered.backed_up,
-        user_verified=registered.user_verified,
-        name=name,
-    )
     try:
-        return await repo.add_passkey(session, person, new)
+        return await repo.add_passkey(session, person, registered, name)
     except IntegrityError:
         raise Conflict(
             "this passkey is already registered",

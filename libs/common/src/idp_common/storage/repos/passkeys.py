@@ -8,6 +8,7 @@ the same counter, only one is recorded.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import datetime
 from typing import Any, Final
@@ -16,6 +17,7 @@ import msgspec
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from idp_common.protocol.w3c_webauthn import RegisteredCredential
 from idp_common.storage.db.models import Passkey
 
 #: A person may hold this many passkeys (a phone, a laptop, two security keys, ...).
@@ -37,18 +39,6 @@ class PasskeyRecord(msgspec.Struct, frozen=True, kw_only=True):
     created_at: datetime
     last_used_at: datetime | None
     clone_suspected_at: datetime | None
-
-
-class NewPasskey(msgspec.Struct, frozen=True, kw_only=True):
-    credential_id: bytes
-    public_key: bytes
-    sign_count: int
-    aaguid: str
-    transports: list[str]
-    backup_eligible: bool
-    backed_up: bool
-    user_verified: bool
-    name: str
 
 
 _COLUMNS: Final = (
@@ -116,9 +106,11 @@ async def credential_ids(db: AsyncSession, user_id: uuid.UUID) -> list[tuple[byt
     return [(row[0], list(row[1])) for row in rows]
 
 
-async def add_passkey(db: AsyncSession, user_id: uuid.UUID, new: NewPasskey) -> PasskeyRecord:
+async def add_passkey(
+    db: AsyncSession, user_id: uuid.UUID, credential: RegisteredCredential, name: str
+) -> PasskeyRecord:
     """Insert the credential (a credential id already registered raises IntegrityError)."""
-    values = msgspec.structs.asdict(new)
+    values = {**dataclasses.asdict(credential), "name": name}
     row = (
         await db.execute(insert(Passkey).values(user_id=user_id, **values).returning(*_COLUMNS))
     ).one()
