@@ -9,6 +9,7 @@ self-service registration would have stored them.
 
 from __future__ import annotations
 
+import json
 import secrets
 import uuid
 from typing import Any
@@ -94,6 +95,21 @@ def begin_ceremony(stack: Stack, ceremony: Ceremony) -> bytes:
             return await store.begin(ceremony)
         finally:
             await redis.aclose()
+
+    return infra.run(go())
+
+
+def live_ceremonies(stack: Stack, subject: str) -> int:
+    """How many ceremonies Redis holds for ``subject`` (a sign-in request's id)."""
+
+    async def go() -> int:
+        redis = Redis.from_url(infra.REDIS_URL)
+        pattern = f"{stack.env['SVC_REDIS_PREFIX']}passkey:*"
+        try:
+            values = [await redis.get(key) async for key in redis.scan_iter(match=pattern)]
+        finally:
+            await redis.aclose()
+        return sum(1 for value in values if value and json.loads(value)["subject"] == subject)
 
     return infra.run(go())
 
@@ -260,6 +276,26 @@ def test_a_replayed_assertion_is_refused(stack: Stack, authui: str) -> None:
     refused_with(stack, replayed, rp, "challenge_unknown")
     assert honest.status_code == 200, honest.text
     assert len(sessions_of(stack, person.id)) == 1  # the second continued the first
+
+
+def test_a_new_options_request_replaces_the_previous_one(stack: Stack, authui: str) -> None:
+    """One live ceremony per sign-in request: asking for options again and again (a script,
+    or the page's button after its autofill) keeps one key in Redis, and only the newest
+    options are answered."""
+    person = create_person(stack)
+    rp = create_client(stack, skip_consent=True)
+    device = authenticator(stack)
+    register_passkey(stack, person, device)
+    challenge = new_challenge(stack, rp)
+    with signin_client(authui) as client:
+        older = [options(client, challenge) for _ in range(20)]
+        newest = options(client, challenge)
+        live = live_ceremonies(stack, challenge)
+        stale = answer(client, challenge, device.get(older[0]))
+        accepted = answer(client, challenge, device.get(newest))
+    assert live == 1
+    refused_with(stack, stale, rp, "challenge_unknown")
+    assert accepted.status_code == 200, accepted.text
 
 
 def test_a_registration_challenge_does_not_sign_in(stack: Stack, authui: str) -> None:

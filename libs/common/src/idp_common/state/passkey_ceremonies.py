@@ -10,7 +10,10 @@ by default: a page offering passkeys through autofill waits for the person).
 answers one ceremony only, so a replayed response finds nothing, and of two concurrent
 uses exactly one gets it. A challenge given for another ceremony (a registration's used
 to sign in, another sign-in's, another person's) is refused by the caller comparing
-:attr:`Ceremony.purpose` and :attr:`Ceremony.subject`.
+:attr:`Ceremony.purpose` and :attr:`Ceremony.subject`. A sign-in request or a person has
+one live ceremony at a time (``{prefix}passkey-slot:{purpose}:{subject}`` names it): a new
+options request replaces the previous one, which bounds what repeated requests keep in
+Redis by the sign-in requests (themselves bounded per address) and the people.
 
 Redis errors propagate (the endpoints answer 503).
 """
@@ -56,10 +59,22 @@ class PasskeyCeremonies:
     def _key(self, challenge: bytes) -> str:
         return f"{self.prefix}passkey:{hashlib.sha256(challenge).hexdigest()}"
 
+    def _slot(self, ceremony: Ceremony) -> str:
+        return f"{self.prefix}passkey-slot:{ceremony.purpose}:{ceremony.subject}"
+
     async def begin(self, ceremony: Ceremony) -> bytes:
-        """A new random challenge for ``ceremony``, kept for ``ttl`` seconds."""
+        """A new random challenge for ``ceremony``, kept for ``ttl`` seconds. It replaces the
+        previous ceremony of the same purpose and subject (a sign-in request, a person):
+        one is live at a time, so options asked for over and over keep one key, not one
+        each (the page needs one: its button cancels the autofill ceremony it replaces).
+        The new key is written before the old one is deleted, so of two concurrent begins
+        one survives."""
         challenge = secrets.token_bytes(CHALLENGE_BYTES)
-        await self.redis.set(self._key(challenge), _encode(ceremony), ex=self.ttl)
+        key = self._key(challenge)
+        await self.redis.set(key, _encode(ceremony), ex=self.ttl)
+        previous = await self.redis.set(self._slot(ceremony), key, ex=self.ttl, get=True)
+        if isinstance(previous, bytes) and previous.decode() != key:
+            await self.redis.delete(previous.decode())
         return challenge
 
     async def take(self, challenge: bytes) -> Ceremony | None:
