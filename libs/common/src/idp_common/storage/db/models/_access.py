@@ -57,6 +57,8 @@ class Group(Base):
     id: Mapped[uuid.UUID] = uuid_pk()
     name: Mapped[str] = mapped_column(unique=True)
     description: Mapped[str] = mapped_column(server_default="")
+    #: A SCIM client's own id of the group (RFC 7643 §3.1; migration 0015).
+    external_id: Mapped[str | None] = mapped_column(index=True)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
 

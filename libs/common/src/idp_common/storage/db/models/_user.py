@@ -44,5 +44,7 @@ class User(Base):
     picture: Mapped[str | None]
     email_verified: Mapped[bool] = mapped_column(server_default=false())
     disabled: Mapped[bool] = mapped_column(server_default=false())
+    #: A SCIM client's own id of the person (RFC 7643 §3.1; migration 0015).
+    external_id: Mapped[str | None] = mapped_column(index=True)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
