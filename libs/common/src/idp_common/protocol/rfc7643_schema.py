@@ -101,3 +101,63 @@ class ResourceSchema(msgspec.Struct, frozen=True, kw_only=True):
     def schema_of(self, urn: str) -> Schema | None:
         lowered = urn.lower()
         return next((s for s in (self.core, *self.extensions) if s.id.lower() == lowered), None)
+
+    def resolve(self, urn: str | None, name: str) -> Resolved | None:
+        """The attribute ``[urn:]name`` names, or None when no schema defines it.
+
+        Without a URN: the core schema's attribute, else a common attribute (RFC 7643
+        §3.1), else an extension attribute of that name when exactly one extension has
+        one (clients such as Entra qualify extension attributes; a bare name is accepted
+        only when it cannot mean two things)."""
+        if urn is not None:
+            schema = self.schema_of(urn)
+            if schema is None:
+                return None
+            found = schema.attribute(name)
+            if schema is self.core:
+                found = found or common_attribute(name)
+                return None if found is None else Resolved(extension=None, attribute=found)
+            return None if found is None else Resolved(extension=schema.id, attribute=found)
+        found = self.core.attribute(name) or common_attribute(name)
+        if found is not None:
+            return Resolved(extension=None, attribute=found)
+        hits = [(s.id, a) for s in self.extensions if (a := s.attribute(name)) is not None]
+        if len(hits) != 1:
+            return None
+        return Resolved(extension=hits[0][0], attribute=hits[0][1])
+
+
+class Resolved(msgspec.Struct, frozen=True, kw_only=True):
+    """Where an attribute path points: ``extension`` is the id of the extension schema
+    whose object holds the attribute in a document, None for a core or common one."""
+
+    extension: str | None
+    attribute: Attribute
+
+
+#: The common attributes of every resource (RFC 7643 §3.1), used when the core schema
+#: does not list them itself.
+COMMON_ATTRIBUTES: Final = (
+    Attribute(
+        name="id", case_exact=True, mutability="readOnly", returned="always", uniqueness="server"
+    ),
+    Attribute(name="externalId", case_exact=True),
+    Attribute(
+        name="meta",
+        type="complex",
+        mutability="readOnly",
+        sub_attributes=(
+            Attribute(name="resourceType", case_exact=True, mutability="readOnly"),
+            Attribute(name="created", type="dateTime", mutability="readOnly"),
+            Attribute(name="lastModified", type="dateTime", mutability="readOnly"),
+            Attribute(name="location", type="reference", case_exact=True, mutability="readOnly"),
+            Attribute(name="version", case_exact=True, mutability="readOnly"),
+        ),
+    ),
+)
+
+
+def common_attribute(name: str) -> Attribute | None:
+    """The common attribute (RFC 7643 §3.1) called ``name`` (any case), or None."""
+    lowered = name.lower()
+    return next((a for a in COMMON_ATTRIBUTES if a.name.lower() == lowered), None)
