@@ -44,6 +44,9 @@ def test_limited_paths_answer_429_with_retry_after(
     assert refused.headers["content-type"] == "application/problem+json"
     for name in ("content-security-policy", "x-content-type-options", "referrer-policy"):
         assert len(refused.headers.get_list(name)) == 1
+    # Issue #27: a browser application on another origin can read the token endpoint's 429.
+    cors = "*" if path == "/oauth2/token" else None
+    assert refused.headers.get("access-control-allow-origin") == cors
 
 
 def test_the_limit_is_per_address(strict_proxy: str) -> None:

@@ -57,7 +57,13 @@ METADATA = provider_metadata(ISSUER)
         ),
         (
             "revocation_endpoint_auth_methods_supported",
-            ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"],
+            [
+                "client_secret_basic",
+                "client_secret_post",
+                "client_secret_jwt",
+                "private_key_jwt",
+                "none",
+            ],
         ),
         ("token_endpoint_auth_signing_alg_values_supported", ["RS256", "PS256", "ES256", "HS256"]),
         (

@@ -19,6 +19,9 @@ contracts"), checked before a create and, under the client's lock, before an upd
   ``securityProfile: fapi2`` needs a confidential ``private_key_jwt`` client (FAPI 2.0
   Security Profile §5.3.2.1: no shared secrets); ``tokenExchangeAudiences`` are distinct
   non-empty strings.
+- Issue #27: each ``allowedWebOrigins`` value is an origin as a browser sends it
+  (``scheme://host[:port]``, lower-case, no default port, no path; ``https`` or loopback
+  ``http``; no ``*`` nor ``null``): :func:`idp_common.protocol.fetch_cors.origin_problem`.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from idp_common.protocol.constants import (
     SECURITY_PROFILES,
     TOKEN_ENDPOINT_AUTH_METHODS,
 )
+from idp_common.protocol.fetch_cors import MAX_ORIGINS, origin_problem
 from idp_common.protocol.rfc6890_special_addresses import host_problem
 from idp_common.storage.repos.client_shapes import ClientSettings
 
@@ -165,6 +169,18 @@ def _audience_errors(audiences: Sequence[str]) -> list[FieldError]:
     return errors
 
 
+def _origin_errors(origins: Sequence[str]) -> list[FieldError]:
+    field = "allowedWebOrigins"
+    if len(origins) > MAX_ORIGINS:
+        return [FieldError(field, f"at most {MAX_ORIGINS} origins")]
+    errors: list[FieldError] = []
+    for i, origin in enumerate(origins):
+        problem = origin_problem(origin) or ("repeated" if origin in origins[:i] else None)
+        if problem:
+            errors.append(FieldError(f"{field}[{i}]", problem))
+    return errors
+
+
 def backchannel_target_problem(uri: str) -> str | None:
     """Why the provider must not POST to ``uri``'s host (see the module text), or None."""
     kind = host_problem(urlsplit(uri).hostname or "")
@@ -204,6 +220,7 @@ def check_settings(
     errors += key_errors(settings, allow_private=allow_private_jwks, uri_problem=uri_problem)
     errors += _profile_errors(client_type, settings)
     errors += _audience_errors(settings.token_exchange_audiences)
+    errors += _origin_errors(settings.allowed_web_origins)
     if errors:
         fields = ", ".join(e.field for e in errors)
         raise InvalidArgument(f"invalid value for: {fields}", errors=errors)

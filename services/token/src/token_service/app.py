@@ -10,7 +10,7 @@ from idp_common.config import Settings, load_settings
 from idp_common.operations.cleanup import periodic_cleanup
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.resources import open_resources
-from token_service import lean
+from token_service import cors, lean
 from token_service.controllers.authorize import AuthorizeController
 from token_service.controllers.device_authorization import DeviceAuthorizationController
 from token_service.controllers.discovery import discovery_router
@@ -51,6 +51,8 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             UserinfoController,
         ],
     )
+    # Under the lean routes, which pass every request with an Origin (a browser's) to it.
+    cors.install(service.app)
     if settings.lean_routes:
         lean.install(service.app)
     return service

@@ -8,7 +8,9 @@ and a wrong one must not make a lookup fail).
 Access tokens are checked offline: a signature by one of the provider's keys, ``typ``
 ``at+jwt``, the issuer, not expired; the audience is not checked (the caller is the
 client the token was issued to, not a resource server), so the token's own ``aud`` is
-passed to the verifier. Then the Redis revocation list. Postgres is not touched. The
+passed to the verifier. Then the Redis revocation list. Postgres is not touched. An
+active access token answers ``token_type`` (RFC 7662 §2.2): ``DPoP`` when bound to a key
+(``cnf.jkt``, RFC 9449 §6.2), else ``Bearer``. The
 signature of a token is checked once per worker (``TokenContext.access_token_claims``);
 its claims every time.
 """
@@ -85,9 +87,12 @@ def _epoch(moment: datetime) -> int:
 
 
 def refresh_token_answer(row: RefreshTokenRecord, client: ClientRecord) -> dict[str, Any]:
+    """No ``token_type`` (issue #27): RFC 7662 §2.2 names by it an access token type of
+    RFC 6749 §7.1 (``Bearer``, ``DPoP``: how the token is presented to a resource), and a
+    refresh token is presented to no resource. It used to answer ``refresh_token``, which
+    is no registered type."""
     answer: dict[str, Any] = {
         "active": True,
-        "token_type": "refresh_token",
         "scope": row.scope,
         "client_id": client.client_id,
         "iat": _epoch(row.issued_at),

@@ -15,6 +15,7 @@ from idp_common.storage.repos.clients import ClientRecord
 from idp_common.web.caller import caller_ip
 from token_service.client_auth import authenticate_client
 from token_service.context import GrantDeps, token_context
+from token_service.cors import note_client
 from token_service.forms import TokenHintRequest, field_names, read_form, to_struct
 from token_service.limits import enforce_token_limit
 
@@ -37,6 +38,7 @@ async def read_token_request(
     deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
     await enforce_token_limit(deps, limit)
     req = to_struct(await read_form(request, _KNOWN), TokenHintRequest)
+    note_client(request, req.client_id)  # CORS: the client's origins (issue #27)
     client = await authenticate_client(
         deps,
         authorization=request.headers.get("authorization"),
@@ -47,6 +49,7 @@ async def read_token_request(
         client_assertion_type=req.client_assertion_type,
         endpoint_url=deps.ctx.settings.issuer_base + endpoint_path if endpoint_path else None,
     )
+    note_client(request, client.client_id)
     if not req.token:
         raise InvalidRequest("token is required")
     return deps, req.token, client

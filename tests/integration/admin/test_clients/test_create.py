@@ -51,6 +51,7 @@ def test_create_confidential_client_returns_secret_once_and_stores_digest(
         "dpop_bound_access_tokens": False,
         "securityProfile": None,
         "tokenExchangeAudiences": [],
+        "allowedWebOrigins": [],
     }
     assert created["client_id"].replace("-", "").replace("_", "").isalnum()
     rows = secret_rows(admin_api.stack, created["client_id"])

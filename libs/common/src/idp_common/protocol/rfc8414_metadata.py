@@ -15,8 +15,11 @@ the provider holds a current key for, in the order RS256, PS256, ES256, EdDSA: a
 may register for any of them. Client assertions (RFC 7523, OIDC Core §9; issue #25) are
 accepted at the token, introspection and revocation endpoints: their
 ``*_endpoint_auth_signing_alg_values_supported`` list RS256, PS256, ES256 (``private_key_jwt``)
-and HS256 (``client_secret_jwt``). Nothing else is listed that is not implemented: no
-request objects, no signed introspection answers.
+and HS256 (``client_secret_jwt``). The revocation endpoint also lists ``none`` (issue
+#27): a public client, such as a browser application, revokes its own tokens with its
+``client_id`` alone (RFC 7009 §2.1); introspection stays for confidential clients. Nothing
+else is listed that is not implemented: no request objects, no signed introspection
+answers.
 """
 
 from __future__ import annotations
@@ -122,7 +125,8 @@ def provider_metadata(
         "token_endpoint_auth_signing_alg_values_supported": list(ASSERTION_ALGS),
         "introspection_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),
         "introspection_endpoint_auth_signing_alg_values_supported": list(ASSERTION_ALGS),
-        "revocation_endpoint_auth_methods_supported": list(c.CONFIDENTIAL_CLIENT_AUTH_METHODS),
+        # RFC 7009 §2.1: a public client revokes with its client_id alone ("none").
+        "revocation_endpoint_auth_methods_supported": list(c.TOKEN_ENDPOINT_AUTH_METHODS),
         "revocation_endpoint_auth_signing_alg_values_supported": list(ASSERTION_ALGS),
         "code_challenge_methods_supported": [c.CODE_CHALLENGE_METHOD_S256],
         "dpop_signing_alg_values_supported": list(DPOP_ALGORITHMS),  # RFC 9449 §5.1

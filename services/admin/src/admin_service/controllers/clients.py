@@ -76,6 +76,7 @@ class ClientCreate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     dpop_bound_access_tokens: bool = msgspec.field(default=False, name=DPOP_BOUND)
     security_profile: str | None = None
     token_exchange_audiences: Names = msgspec.field(default_factory=list)
+    allowed_web_origins: Names = msgspec.field(default_factory=list)
 
 
 class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
@@ -108,6 +109,7 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     )
     security_profile: str | msgspec.UnsetType | None = msgspec.UNSET
     token_exchange_audiences: Names | msgspec.UnsetType = msgspec.UNSET
+    allowed_web_origins: Names | msgspec.UnsetType = msgspec.UNSET
 
     def changes(self) -> dict[str, object]:
         return {f: v for f, v in msgspec.structs.asdict(self).items() if v is not msgspec.UNSET}
@@ -133,6 +135,12 @@ _ALG_NOTE = (
     "answers `application/jwt` signed with it) keep their OIDC Registration names: "
     "`RS256`, `PS256`, `ES256` or `EdDSA`, one the provider holds a key for, else 400 "
     "naming the field."
+)
+_ORIGINS_NOTE = (
+    "`allowedWebOrigins`: the origins (`scheme://host[:port]`, lower-case, no default port, "
+    "no path; `https` or loopback `http`; never `*` or `null`) whose pages may call the "
+    "token, userinfo and revocation endpoints for this client (CORS); empty: the origins "
+    "of its redirect URIs (docs/oauth/browser-apps.md)."
 )
 _TAKEOVER_NOTE = (
     "Needs a recent sign-in with the password or a one-time code, and a caller holding every "
@@ -198,7 +206,10 @@ async def list_clients(
         "keys) or `jwks_uri` (https; not a non-global host unless "
         "`SVC_CLIENT_JWKS_ALLOW_PRIVATE`), not both; `client_secret_jwt` needs "
         "`SVC_SECRETS_KEY` (else 503). Each `tokenExchangeAudiences` value must be the "
-        "audience of a registered API (else 400 naming `tokenExchangeAudiences[i]`). " + _ALG_NOTE,
+        "audience of a registered API (else 400 naming `tokenExchangeAudiences[i]`). "
+        + _ORIGINS_NOTE
+        + " "
+        + _ALG_NOTE,
     )
 )
 async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCreated:
@@ -217,6 +228,7 @@ async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCre
         await check_exchange_audiences(write.session, settings.token_exchange_audiences)
         created = await repo.create_client(write.session, client_type, settings, secrets_key=key)
         write.audit("client.create", created.client_id, status_code=201, type=client_type)
+    await _tell_token_service(request)  # its origins join those a CORS preflight accepts
     return created
 
 
@@ -238,7 +250,8 @@ async def get_client(request: Req, client_id: str) -> ClientRead:
         + _TAKEOVER_NOTE
         + " "
         + _ALG_NOTE
-        + " `userinfo_signed_response_alg: null` returns userinfo to plain JSON.",
+        + " `userinfo_signed_response_alg: null` returns userinfo to plain JSON. "
+        + _ORIGINS_NOTE,
     ),
 )
 async def update_client(request: Req, client_id: str, data: JSONBody[ClientUpdate]) -> ClientRead:

@@ -25,6 +25,7 @@ from idp_common.protocol.rfc8414_metadata import TOKEN_PATH
 from idp_common.web.caller import caller_ip
 from token_service.client_auth import authenticate_client
 from token_service.context import GrantDeps, token_context
+from token_service.cors import note_client
 from token_service.dpop import bind_dpop, with_nonce
 from token_service.forms import (
     CLIENT_AUTH_FIELDS,
@@ -47,6 +48,7 @@ async def token_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
     deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
     await enforce_token_limit(deps)
     form, lists = await read_form_lists(request, _KNOWN, REPEATABLE)
+    note_client(request, form.get("client_id"))  # CORS: the client's origins (issue #27)
     grant_type = form.get("grant_type")
     if grant_type is None:
         raise InvalidRequest("grant_type is required")
@@ -58,6 +60,7 @@ async def token_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
         client_assertion=form.get("client_assertion"),
         client_assertion_type=form.get("client_assertion_type"),
     )
+    note_client(request, client.client_id)
     grant = GRANTS.get(grant_type)
     if grant is None:
         raise UnsupportedGrantType(f"grant_type {grant_type} is not supported")

@@ -51,6 +51,7 @@ from idp_common.protocol.rfc8414_metadata import USERINFO_PATH
 from idp_common.protocol.rfc9449_dpop import dpop_challenge
 from idp_common.web.dpop import check_resource_dpop
 from token_service.context import TokenContext, token_context
+from token_service.cors import note_client
 from token_service.forms import UserinfoForm, field_names, is_form, read_form
 from token_service.issuance import released_claims
 from token_service.oauth_errors import NO_STORE, OAUTH_EXCEPTION_HANDLERS, json_response
@@ -103,6 +104,7 @@ async def _claims(
         check_claims(claims, issuer=settings.issuer, audience=settings.api_audience, now=now)
     except BadJwt as exc:
         raise InvalidToken(f"access token {exc.reason}") from exc
+    note_client(request, claims.get("client_id"))  # CORS: the token's client's origins
     jti = claims.get("jti")
     if not isinstance(jti, str) or await ctx.revocations.is_revoked(jti):
         raise InvalidToken("access token revoked")

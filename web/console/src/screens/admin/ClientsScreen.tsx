@@ -123,6 +123,7 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
                 ["Requires DPoP", client.dpop_bound_access_tokens ? "Yes" : "No"],
                 ["Security profile", client.securityProfile === "fapi2" ? "FAPI 2.0" : "None"],
                 ["Token exchange audiences", client.tokenExchangeAudiences.join(" ") || "—"],
+                ["Allowed web origins", client.allowedWebOrigins.join(" ") || "Those of the redirect URIs"],
               ] as const)),
         ]}
       />
@@ -149,6 +150,7 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
                 dpop_bound_access_tokens: settings.dpop_bound_access_tokens,
                 securityProfile: settings.securityProfile,
                 tokenExchangeAudiences: settings.tokenExchangeAudiences,
+                allowedWebOrigins: settings.allowedWebOrigins,
               });
               onChange();
               return "Saved.";

@@ -10,7 +10,10 @@ answer's, default none (plain JSON).
 The properties of issue #25 keep their registry names on the wire too
 (``token_endpoint_auth_method``, ``jwks``, ``jwks_uri``,
 ``require_pushed_authorization_requests``, ``dpop_bound_access_tokens``); the two of the
-provider's own are camelCase (``securityProfile``, ``tokenExchangeAudiences``)."""
+provider's own are camelCase (``securityProfile``, ``tokenExchangeAudiences``).
+
+Issue #27: ``allowedWebOrigins``, the stored list (empty: the redirect URIs' origins
+apply, :attr:`ClientRecord.web_origins`)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from idp_common.protocol.constants import SIGNING_ALGORITHM
+from idp_common.protocol.fetch_cors import effective_web_origins
 
 ClientType = Literal["confidential", "public"]
 #: The wire (and column) names of the two algorithm fields: OIDC Registration's, verbatim.
@@ -59,10 +63,16 @@ class ClientRecord(msgspec.Struct, frozen=True, kw_only=True):
     token_exchange_audiences: frozenset[str] = frozenset()
     #: The sealed secret of a ``client_secret_jwt`` client (``idp_common.crypto.secretbox``).
     sealed_secret: bytes | None = None
+    allowed_web_origins: tuple[str, ...] = ()
 
     @property
     def is_confidential(self) -> bool:
         return self.type == "confidential"
+
+    @property
+    def web_origins(self) -> tuple[str, ...]:
+        """The origins whose pages may call the provider for it (CORS; issue #27)."""
+        return effective_web_origins(self.allowed_web_origins, self.redirect_uris)
 
     @property
     def is_fapi2(self) -> bool:
@@ -93,6 +103,7 @@ class ClientRead(msgspec.Struct, frozen=True, rename="camel"):
     dpop_bound_access_tokens: bool = msgspec.field(name=DPOP_BOUND)
     security_profile: str | None
     token_exchange_audiences: list[str]
+    allowed_web_origins: list[str]
 
 
 class ClientCreated(ClientRead, frozen=True, omit_defaults=True):
@@ -126,3 +137,4 @@ class ClientSettings:
     dpop_bound_access_tokens: bool = False
     security_profile: str | None = None
     token_exchange_audiences: list[str] = field(default_factory=list)
+    allowed_web_origins: list[str] = field(default_factory=list)

@@ -43,6 +43,7 @@ from sqlalchemy.orm.attributes import flag_modified
 from idp_common.crypto.secretbox import client_secret_context, seal
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.protocol.constants import CLIENT_AUTH_SECRET_JWT, CLIENT_TYPE_CONFIDENTIAL
+from idp_common.protocol.fetch_cors import effective_web_origins
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.storage.db.models import Client, ClientScope, ClientSecret, Scope
 from idp_common.storage.repos.catalogue import add_links, replace_links, rows_by_owner
@@ -94,6 +95,16 @@ async def get_client(session: AsyncSession, client_id: str) -> ClientRecord | No
     )
 
 
+async def all_web_origins(session: AsyncSession) -> frozenset[str]:
+    """Every origin some client allows (its ``allowed_web_origins``, else its redirect
+    URIs' origins): what a CORS preflight, which names no client, is answered by."""
+    rows = await session.execute(select(Client.allowed_web_origins, Client.redirect_uris))
+    found: set[str] = set()
+    for allowed, redirect_uris in rows:
+        found.update(effective_web_origins(allowed, redirect_uris))
+    return frozenset(found)
+
+
 def _fields(row: Client, sequence: Callable[[Iterable[str]], Any]) -> dict[str, Any]:
     """The columns both shapes of a client show, URI lists as ``sequence``."""
     return {
@@ -112,6 +123,7 @@ def _fields(row: Client, sequence: Callable[[Iterable[str]], Any]) -> dict[str, 
         "require_pushed_authorization_requests": row.require_pushed_authorization_requests,
         "dpop_bound_access_tokens": row.dpop_bound_access_tokens,
         "security_profile": row.security_profile,
+        "allowed_web_origins": sequence(row.allowed_web_origins),
     }
 
 

@@ -10,6 +10,9 @@
  * it must push its requests (PAR) and bind its tokens (DPoP), the FAPI 2.0 profile, the
  * APIs it may exchange tokens for (chosen from the APIs), the device and exchange grants.
  * The API's field errors (`jwks.keys[0]`, `tokenExchangeAudiences[1]`…) show at the field.
+ *
+ * Issue #27: the origins whose pages may call the token endpoints for it (CORS), one per
+ * line like the URIs; none entered: the origins of its redirect URIs apply.
  */
 import { useState } from "react";
 import { everyItem } from "../../../api/pages";
@@ -99,6 +102,7 @@ export interface ClientSettings {
   dpop_bound_access_tokens: boolean;
   securityProfile: string | null;
   tokenExchangeAudiences: string[];
+  allowedWebOrigins: string[];
 }
 
 /** The userinfo choice: plain JSON (no algorithm), or one of the algorithms. */
@@ -137,6 +141,7 @@ export function ClientForm({
       dpopBound: client?.dpop_bound_access_tokens ?? false,
       securityProfile: client?.securityProfile ?? "",
       exchangeAudiences: client?.tokenExchangeAudiences ?? [],
+      origins: (client?.allowedWebOrigins ?? []).join("\n"),
     },
     async (values) => {
       const { name, type, redirects, logouts, backchannelLogoutUri, grants, skipConsent, idTokenAlg, userinfoAlg } =
@@ -160,6 +165,7 @@ export function ClientForm({
           dpop_bound_access_tokens: values.dpopBound,
           securityProfile: values.securityProfile || null,
           tokenExchangeAudiences: confidential ? values.exchangeAudiences : [],
+          allowedWebOrigins: linesOf(values.origins).map((line) => line.text),
         }),
       );
     },
@@ -174,11 +180,12 @@ export function ClientForm({
   const { values, submission, text, check, set } = form;
   const redirectLines = linesOf(values.redirects);
   const logoutLines = linesOf(values.logouts);
+  const originLines = linesOf(values.origins);
   const grantOptions = grantsFor(values.type);
   const chosenGrants = offeredGrants(values.type, values.grants);
   const confidential = values.type === "confidential";
   /** A textarea of URIs, one per line, with the API's errors for each line. */
-  const uris = (member: "redirects" | "logouts", field: string, lines: Line[]) => ({
+  const uris = (member: "redirects" | "logouts" | "origins", field: string, lines: Line[]) => ({
     ...text(member),
     error: linesError(submission, field, lines),
     spellCheck: false,
@@ -213,6 +220,12 @@ export function ClientForm({
         label="Post-logout redirect URIs"
         hint="One per line, with the same rules; where the client may send people after signing out."
         {...uris("logouts", "postLogoutRedirectUris", logoutLines)}
+        rows={2}
+      />
+      <TextArea
+        label="Allowed web origins"
+        hint="One per line, as a browser sends it: scheme://host[:port], no path (https, or http only to 127.0.0.1, [::1] or localhost). Pages on these origins may call the token, userinfo and revocation endpoints (CORS). Leave empty for the origins of the redirect URIs."
+        {...uris("origins", "allowedWebOrigins", originLines)}
         rows={2}
       />
       <TextField

@@ -50,6 +50,8 @@ export interface Client {
   securityProfile: string | null;
   /** The API audiences it may exchange a person's token for (RFC 8693); default none. */
   tokenExchangeAudiences: string[];
+  /** Issue #27: origins whose pages may call the token endpoints (CORS); empty: the redirect URIs' origins. */
+  allowedWebOrigins: string[];
 }
 
 export interface ClientCreated extends Client {

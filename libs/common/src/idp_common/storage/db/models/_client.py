@@ -36,6 +36,10 @@ class Client(Base):
     ``dpop_bound_access_tokens`` (RFC 9449 §5.2), ``security_profile`` (``fapi2``: the
     FAPI 2.0 Security Profile's rules) and ``token_exchange_audiences`` (RFC 8693: the
     audiences an administrator lets it exchange tokens for; none by default).
+
+    Issue #27: ``allowed_web_origins``, the origins whose pages may call the token,
+    userinfo and revocation endpoints for it (CORS); empty: its redirect URIs' origins
+    (:mod:`idp_common.protocol.fetch_cors`).
     """
 
     __tablename__ = "clients"
@@ -80,6 +84,7 @@ class Client(Base):
     dpop_bound_access_tokens: Mapped[bool] = mapped_column(server_default=false())
     security_profile: Mapped[str | None]
     token_exchange_audiences: Mapped[list[str]] = mapped_column(server_default=EMPTY_TEXT_ARRAY)
+    allowed_web_origins: Mapped[list[str]] = mapped_column(server_default=EMPTY_TEXT_ARRAY)
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
 
