@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.config import Settings
 from idp_common.crypto.passwords import hash_password_async, verify_password_async
+from idp_common.events.webhook_events import outbox_events
 from idp_common.operations.cleanup import run_cleanup
 from idp_common.protocol.constants import (
     ADMIN_SCOPES,
@@ -45,7 +46,9 @@ OPERATOR_ACTOR = "operator:cli"
 async def _in_transaction(settings: Settings, work: Any) -> Any:
     engine = create_engine(settings.database_url)
     try:
-        async with create_session_factory(engine).begin() as session:
+        # `idp create-admin` announces the person it creates as the admin API would
+        sessions = create_session_factory(engine, audit_events=outbox_events(settings.nats_prefix))
+        async with sessions.begin() as session:
             return await work(session)
     finally:
         await engine.dispose()

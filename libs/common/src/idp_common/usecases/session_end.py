@@ -15,7 +15,12 @@ change, an administrator ending all of a person's sessions; DESIGN.md "Events").
    tokens), then the revocation of the session's refresh tokens (``revoke_by_sessions``:
    those issued under the session's sid and those it had before a re-authentication
    continued it);
-3. a ``pg_notify`` that wakes the relay when the transaction commits;
+3. for each session it ended (not one another request ended first), the webhook event
+   ``session.ended`` (subject ``{nats_prefix}.webhook.session.ended``,
+   :mod:`idp_common.events.webhook_events`), a message of its own beside the one the
+   logout dispatcher consumes: that one's shape is the dispatcher's, this one's the
+   webhook receivers';
+4. a ``pg_notify`` that wakes the relay when the transaction commits;
 
 then flushes. The caller commits; once the commit has succeeded the sessions are deleted
 from Redis (an ``after_commit`` hook on the caller's session runs the deletion before
@@ -56,6 +61,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session, SessionTransaction
 from sqlalchemy.util import await_only
 
+from idp_common.events import webhook_events as webhooks
 from idp_common.events.trace_context import current_traceparent
 from idp_common.state.sessions import BrowserSession, SessionStore
 from idp_common.storage.repos.codes import withdraw_unused_codes
@@ -122,6 +128,7 @@ async def end_sessions(
     """End ``sessions``; see the module text."""
     revoked = ended = 0
     subject = session_ended_subject(nats_prefix)
+    webhook = webhooks.webhook_subject(nats_prefix, webhooks.SESSION_ENDED)
     traceparent = current_traceparent()
     for seen in sessions:
         record = await store.with_applications(seen)  # as reached until now
@@ -137,6 +144,9 @@ async def end_sessions(
             db_session, subject, payload, dedupe_key=dedupe_key(record.sid), traceparent=traceparent
         ):
             ended += 1
+            data = webhooks.session_ended_data(record.user_id, record.sid, reason, record.clients)
+            announced = webhooks.webhook_payload(webhooks.SESSION_ENDED, data)
+            await add_event(db_session, webhook, announced, traceparent=traceparent)
         sids = _sids(record)
         # codes first: an exchange in flight commits its refresh token before this
         # returns, so the revocation below sees it (issue #21)

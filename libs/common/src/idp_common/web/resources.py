@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from idp_common.config import Settings
 from idp_common.crypto.keys import KeySet
+from idp_common.events.webhook_events import outbox_events
 from idp_common.observability.metrics import count_limit_refusal
 from idp_common.passkeys.ceremony import RelyingParty
 from idp_common.protocol.caller_address import parse_trusted_networks
@@ -100,7 +101,8 @@ def open_resources(settings: Settings) -> Resources:
         settings=settings,
         engine=engine,
         hot=HotPool(settings.database_url, max_size=settings.db_hot_pool_size, timeout=timeout),
-        sessions=create_session_factory(engine),
+        # audited writes also write their webhook events (docs/webhooks.md "Events")
+        sessions=create_session_factory(engine, audit_events=outbox_events(settings.nats_prefix)),
         redis=redis,
         key_ring=KeyRing.open(settings.key_dir, reload_seconds=settings.key_reload_seconds),
         limiter=RateLimiter(redis, settings.redis_prefix, on_refused=count_limit_refusal),

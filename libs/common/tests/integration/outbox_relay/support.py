@@ -96,18 +96,26 @@ async def tap(observer: Client, settings: Settings) -> Tap:
     return callback
 
 
-async def outbox(sessions: async_sessionmaker[AsyncSession]) -> list[Any]:
+async def outbox(
+    sessions: async_sessionmaker[AsyncSession], subject: str | None = None
+) -> list[Any]:
+    """The outbox rows, oldest first; with ``subject``, those on it only (ending a session
+    also writes its webhook event, issue #27)."""
+    query = select(
+        OutboxEvent.id,
+        OutboxEvent.subject,
+        OutboxEvent.payload,
+        OutboxEvent.published_at,
+        OutboxEvent.traceparent,
+    ).order_by(OutboxEvent.id)
+    if subject is not None:
+        query = query.where(OutboxEvent.subject == subject)
     async with sessions() as db:
-        rows = await db.execute(
-            select(
-                OutboxEvent.id,
-                OutboxEvent.subject,
-                OutboxEvent.payload,
-                OutboxEvent.published_at,
-                OutboxEvent.traceparent,
-            ).order_by(OutboxEvent.id)
-        )
-        return list(rows.all())
+        return list((await db.execute(query)).all())
+
+
+def webhook_subject_of(settings: Settings) -> str:
+    return f"{settings.nats_prefix}.webhook.session.ended"
 
 
 async def signed_in(store: SessionStore, user_id: str, clients: list[str]) -> BrowserSession:

@@ -27,6 +27,7 @@ from libs.common.tests.integration.outbox_relay.support import (
     stream_count,
     subject_of,
     tap,
+    webhook_subject_of,
 )
 
 pytestmark = pytest.mark.integration
@@ -53,15 +54,16 @@ async def test_ended_sessions_are_published_in_order_and_marked(
         await js.stream_info(settings.nats_stream)
 
     relay = OutboxRelay(settings, sessions, link)
-    assert await relay.publish_pending() == 3
+    assert await relay.publish_pending() == 6  # each session's end and its webhook event
 
     info = await js.stream_info(settings.nats_stream)
     assert info.config.subjects == [f"{settings.nats_prefix}.>"]
-    assert info.state.messages == 3
-    rows = await outbox(sessions)
+    assert info.state.messages == 6
+    messages = [await js.get_msg(settings.nats_stream, seq) for seq in range(1, 7)]
+    assert [m.subject for m in messages] == [subject_of(settings), webhook_subject_of(settings)] * 3
+    rows = await outbox(sessions, subject_of(settings))
     assert [row.payload["sid"] for row in rows] == [r.sid for r in records]
-    for seq, (row, record) in enumerate(zip(rows, records, strict=True), start=1):
-        message = await js.get_msg(settings.nats_stream, seq)
+    for message, row, record in zip(messages[::2], rows, records, strict=True):
         assert message.subject == subject_of(settings) == row.subject
         assert msgspec.json.decode(message.data or b"") == row.payload
         assert row.payload == {
@@ -72,7 +74,7 @@ async def test_ended_sessions_are_published_in_order_and_marked(
         }
         assert row.published_at is not None
     assert await relay.publish_pending() == 0  # nothing left
-    assert await stream_count(js, settings) == 3
+    assert await stream_count(js, settings) == 6
 
 
 async def test_a_row_published_again_is_not_a_second_message(
@@ -150,9 +152,9 @@ async def test_two_requests_ending_the_same_session_write_one_outbox_row(
     assert sorted(await asyncio.gather(end(seen_by_first), end(seen_by_second))) == [0, 1]
     assert await end(record) == 0  # and a third, after both committed
 
-    rows = await outbox(sessions)
+    rows = await outbox(sessions, subject_of(settings))
     assert len(rows) == 1
-    assert rows[0].subject == subject_of(settings)
+    assert len(await outbox(sessions, webhook_subject_of(settings))) == 1  # its event, once
     assert rows[0].payload == {
         "user_id": "user-r",
         "sid": record.sid,

@@ -20,7 +20,12 @@ from idp_common.events.nats_link import NatsLink
 from idp_common.events.trace_context import consuming, current_traceparent
 from idp_common.state.sessions import SessionStore
 from idp_common.usecases.session_end import end_sessions
-from libs.common.tests.integration.outbox_relay.support import outbox, signed_in
+from libs.common.tests.integration.outbox_relay.support import (
+    outbox,
+    signed_in,
+    subject_of,
+    webhook_subject_of,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -55,17 +60,20 @@ async def test_the_request_trace_travels_with_the_event(
     async with sessions.begin() as db:
         await end_sessions(db, store, [untraced], reason="logout", nats_prefix=settings.nats_prefix)
 
-    rows = await outbox(sessions)
+    rows = await outbox(sessions, subject_of(settings))
     assert [(row.payload["sid"], row.traceparent) for row in rows] == [
         (traced.sid, TRACEPARENT),
         (untraced.sid, None),
     ]
     assert all("traceparent" not in row.payload for row in rows)  # the payload is the contract
 
-    assert await OutboxRelay(settings, sessions, link).publish_pending() == 2
+    # the webhook event of each session's end carries the same trace (issue #27)
+    webhook = await outbox(sessions, webhook_subject_of(settings))
+    assert [row.traceparent for row in webhook] == [TRACEPARENT, None]
+    assert await OutboxRelay(settings, sessions, link).publish_pending() == 4
     js = observer.jetstream()
     first = await js.get_msg(settings.nats_stream, 1)
-    second = await js.get_msg(settings.nats_stream, 2)
+    second = await js.get_msg(settings.nats_stream, 3)
     assert msgspec.json.decode(first.data or b"")["sid"] == traced.sid
     assert (first.headers or {}).get("traceparent") == TRACEPARENT
     assert "traceparent" not in (second.headers or {})

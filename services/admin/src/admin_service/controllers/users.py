@@ -152,7 +152,9 @@ class UsersController(Controller):
             ended = 0
             if data.disabled is True:
                 ended = await end_sessions_of(request, write.session, user.id, "user_disabled")
-            write.audit("user.update", user.id, fields=sorted(changes), sessionsEnded=ended)
+            # the flag's value tells the webhook events user.disabled from user.enabled
+            flag = {"disabled": changes["disabled"]} if "disabled" in changes else {}
+            write.audit("user.update", user.id, fields=sorted(changes), sessionsEnded=ended, **flag)
         if data.disabled is True:
             await tell_guards(request)
         return user

@@ -4,6 +4,7 @@ either of Postgres's two paths: a hot-pool connection or an ORM session's transa
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sqlalchemy import event
@@ -119,10 +120,23 @@ async def driver_of(connection: AsyncConnection) -> DriverConnection:
     return driver
 
 
-def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+#: ``Session.info`` key of the function that turns an audit row into outbox events
+#: (:func:`idp_common.storage.repos.audit.write_audit`; see :func:`create_session_factory`).
+AUDIT_EVENTS_INFO = "idp_common.audit_events"
+
+
+def create_session_factory(
+    engine: AsyncEngine, *, audit_events: Callable[[Any], Sequence[Any]] | None = None
+) -> async_sessionmaker[AsyncSession]:
     """Sessions bound to ``engine``.
 
     ``expire_on_commit=False``: rows loaded in a transaction stay readable after it
     commits, which async code needs (a lazy refresh would need I/O outside ``await``).
+
+    ``audit_events``: what the audit rows written in these sessions announce, as outbox
+    rows in the same transaction (the services pass
+    ``idp_common.events.webhook_events.outbox_events(settings.nats_prefix)``; a factory
+    without it writes audit rows only). Kept in each session's ``info``.
     """
-    return async_sessionmaker(engine, expire_on_commit=False)
+    info = {} if audit_events is None else {AUDIT_EVENTS_INFO: audit_events}
+    return async_sessionmaker(engine, expire_on_commit=False, info=info)

@@ -3,7 +3,11 @@ leaves one row, and the administration API reads them newest first with keyset p
 (DESIGN.md "Lists").
 
 ``write_audit`` adds the row to the caller's transaction, so the record and the change
-it describes commit (or roll back) together. ``record_audit`` is for decisions that
+it describes commit (or roll back) together, and with it the webhook events the row
+announces when the session's factory was given ``audit_events``
+(``idp_common.storage.db.engine.create_session_factory``; the map is
+``idp_common.events.webhook_events``): one more insert per announced event, staged
+through the outbox's owner (``repos.outbox.stage_event``). ``record_audit`` is for decisions that
 change nothing else (a refused request), in a transaction of its own;
 ``record_refusal`` the same for a refusal, which stands even when the audit store is down
 (the failure is logged instead).
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import binascii
 import logging
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +29,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.protocol.rfc4648_base64url import base64url_decode, base64url_encode
+from idp_common.storage.db.engine import AUDIT_EVENTS_INFO
 from idp_common.storage.db.models import AuditEvent
+from idp_common.storage.repos.outbox import StagedEvent, stage_event
 
 log = logging.getLogger("idp.audit")
 
@@ -52,18 +59,33 @@ def _storable(value: Any) -> Any:
 
 
 def write_audit(session: AsyncSession, entry: AuditEntry) -> None:
-    """Add the row to ``session``'s open transaction."""
+    """Add the row, and the events it announces, to ``session``'s open transaction."""
+    stored = AuditEntry(
+        action=entry.action,
+        status_code=entry.status_code,
+        ip=_storable(entry.ip),
+        actor=_storable(entry.actor),
+        target_type=entry.target_type,
+        target=_storable(entry.target),
+        detail=_storable(dict(entry.detail)),
+    )
     session.add(
         AuditEvent(
-            action=entry.action,
-            status_code=entry.status_code,
-            ip=_storable(entry.ip),
-            actor=_storable(entry.actor),
-            target_type=entry.target_type,
-            target=_storable(entry.target),
-            detail=_storable(dict(entry.detail)),
+            action=stored.action,
+            status_code=stored.status_code,
+            ip=stored.ip,
+            actor=stored.actor,
+            target_type=stored.target_type,
+            target=stored.target,
+            detail=stored.detail,
         )
     )
+    announced: Callable[[AuditEntry], Sequence[StagedEvent]] | None = session.info.get(
+        AUDIT_EVENTS_INFO
+    )
+    if announced is not None:
+        for event in announced(stored):
+            stage_event(session, event)
 
 
 async def record_audit(sessions: async_sessionmaker[AsyncSession], entry: AuditEntry) -> None:

@@ -10,6 +10,11 @@ Contract:
   along as a header; None when the writer is not traced.
 - :func:`announce` is ``pg_notify`` in the caller's transaction: PostgreSQL delivers it on
   commit only, so a listening relay hears of the rows exactly when they become visible.
+- :func:`stage_event` is :func:`add_event` for a caller that cannot await (the audit
+  write, :func:`idp_common.storage.repos.audit.write_audit`, which stages the webhook
+  events of its row): an ORM row in the session's transaction, inserted at its next flush
+  and announced by that flush (one ``pg_notify`` per staged row, folded into one
+  notification by PostgreSQL at commit).
 - :func:`claim_pending` locks up to ``limit`` unpublished rows, oldest first, ``FOR UPDATE
   SKIP LOCKED``: concurrent relays never claim the same row, and a claimed row stays
   claimed until its claimer's transaction ends. :func:`mark_published` marks what was
@@ -25,8 +30,13 @@ from datetime import datetime
 from typing import Any, Final
 
 import msgspec
+from sqlalchemy import Connection, func, inspect, select
+from sqlalchemy import event as orm_event
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Mapper
 
 from idp_common.storage.db.engine import Db, statements
+from idp_common.storage.db.models import OutboxEvent
 
 #: Notification channels are per database and every deployment (and test run) has its
 #: own database, so one channel name serves them all.
@@ -44,6 +54,33 @@ class PendingEvent(msgspec.Struct, frozen=True):
     payload: bytes  # the JSON document
     created_at: datetime
     traceparent: str | None = None
+
+
+class StagedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event to write with :func:`stage_event`."""
+
+    subject: str
+    payload: dict[str, Any]
+    traceparent: str | None = None
+
+
+#: ``InstanceState.info`` mark of a row :func:`stage_event` added (other ORM rows are not
+#: announced: their writer decides).
+_ANNOUNCE: Final = "idp_common.outbox.announce"
+
+
+def stage_event(session: AsyncSession, event: StagedEvent) -> None:
+    """Add ``event`` to ``session``'s transaction (see the module text)."""
+    row = OutboxEvent(subject=event.subject, payload=event.payload, traceparent=event.traceparent)
+    inspect(row).info[_ANNOUNCE] = True
+    session.add(row)
+
+
+@orm_event.listens_for(OutboxEvent, "after_insert")
+def _announce_staged(_mapper: Mapper[Any], connection: Connection, row: OutboxEvent) -> None:
+    """:func:`announce` for a row :func:`stage_event` added, in the flush that inserts it."""
+    if inspect(row).info.get(_ANNOUNCE):
+        connection.execute(select(func.pg_notify(OUTBOX_CHANNEL, "")))
 
 
 async def add_event(
