@@ -250,6 +250,12 @@ def new_stack(base_dir: Path) -> Stack:
         "SVC_BACKCHANNEL_ALLOW_PRIVATE": "true",
         # The private_key_jwt tests serve a client's jwks_uri on 127.0.0.1 (issue #25).
         "SVC_CLIENT_JWKS_ALLOW_PRIVATE": "true",
+        # Webhook receivers of the suite listen on 127.0.0.1 too, and retries come quickly
+        # (issue #27: 0.5 s, 1 s, 2 s ... for 20 s; docs/webhooks.md "Retries").
+        "SVC_WEBHOOK_ALLOW_PRIVATE": "true",
+        "SVC_WEBHOOK_RETRY_BASE_SECONDS": "0.5",
+        "SVC_WEBHOOK_RETRY_MAX_DELAY_SECONDS": "4",
+        "SVC_WEBHOOK_RETRY_FOR_SECONDS": "20",
         # The browser tests sign in with faces from one address (the proxy's); the attack
         # test of the limit runs a service of its own with the default (10).
         "SVC_FACE_PER_IP": "1000",

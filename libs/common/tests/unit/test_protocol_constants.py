@@ -8,7 +8,16 @@ from idp_common.protocol import constants as c
 
 
 def test_admin_scopes_are_the_design_catalogue() -> None:
-    resources = ("apis", "clients", "groups", "roles", "users", "profile-fields")
+    resources = (
+        "apis",
+        "clients",
+        "groups",
+        "roles",
+        "users",
+        "profile-fields",
+        "scim",
+        "webhooks",
+    )
     expected = {f"idp:{r}:{a}" for r in resources for a in ("read", "write")} | {"idp:audit:read"}
     assert set(c.ADMIN_SCOPES) == expected
     assert len(c.ADMIN_SCOPES) == len(expected)

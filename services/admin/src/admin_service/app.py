@@ -18,7 +18,10 @@ from admin_service.controllers import (
     user_passkeys,
     user_profile,
     users,
+    webhooks,
 )
+from admin_service.scim.controllers import ROUTER as SCIM_ROUTER
+from admin_service.scim.http import audit_refused_scim_write
 from idp_common.config import Settings, load_settings
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.audit_trail import audit_refused_write
@@ -33,6 +36,8 @@ ROUTES: list[ControllerRouterHandler] = [
     *user_passkeys.ROUTES,
     *user_profile.ROUTES,
     *users.ROUTES,
+    *webhooks.ROUTES,
+    SCIM_ROUTER,  # /scim/v2 (docs/scim.md)
 ]
 
 
@@ -41,5 +46,5 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         settings or load_settings(),
         name="admin",
         route_handlers=ROUTES,
-        after_exception=[audit_refused_write],
+        after_exception=[audit_refused_write, audit_refused_scim_write],
     )

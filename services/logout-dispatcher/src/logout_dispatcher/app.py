@@ -3,7 +3,10 @@
 It runs two loops for its whole life, besides the health routes:
 
 - the outbox relay (:class:`idp_common.events.OutboxRelay`): ``event_outbox`` → JetStream;
-- the consumer (:class:`SessionEndedConsumer`): JetStream → back-channel logout tokens.
+- the consumer (:class:`SessionEndedConsumer`): JetStream → back-channel logout tokens;
+- the webhook fan-out (:class:`WebhookFanOut`): JetStream ``{prefix}.webhook.>`` → delivery
+  rows, and the webhook delivery worker (:class:`WebhookWorker`): due rows → signed POSTs
+  (issue #27, docs/webhooks.md).
 
 Every replica runs both; the relay's row locks and the durable consumer share the work.
 """
@@ -26,6 +29,8 @@ from logout_dispatcher.consumer import SessionEndedConsumer
 from logout_dispatcher.delivery import new_http_client
 from logout_dispatcher.fanout import FanOut
 from logout_dispatcher.outbox_metrics import outbox_source
+from logout_dispatcher.webhook_delivery import WebhookWorker, new_webhook_client
+from logout_dispatcher.webhook_fanout import WebhookFanOut
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
@@ -57,6 +62,14 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             async with SessionEndedConsumer(settings, link, fan_out).running():
                 yield
 
+    @asynccontextmanager
+    async def webhooks(_: Litestar) -> AsyncIterator[None]:
+        async with new_webhook_client(allow_private=settings.webhook_allow_private) as http:
+            worker = WebhookWorker(settings, resources.sessions, http)
+            fan_out = WebhookFanOut(settings, link, resources.sessions, worker.wake)
+            async with worker.running(), fan_out.running():
+                yield
+
     async def check_nats(_: Request[Any, Any, Any]) -> str:
         return OK if link.is_connected else UNREACHABLE
 
@@ -65,7 +78,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
         name="logout-dispatcher",
         route_handlers=[],
         health_checks={"nats": check_nats},
-        lifespans=[nats_connection, relaying, dispatching],
+        lifespans=[nats_connection, relaying, dispatching, webhooks],
         resources=resources,
         metric_sources=[outbox_source(resources.sessions, settings.dependency_timeout)],
     )

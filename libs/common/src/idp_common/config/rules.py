@@ -27,6 +27,9 @@ _POSITIVE: tuple[str, ...] = (
     "device_code_ttl",
     "device_poll_interval",
     "passkey_challenge_ttl",
+    "webhook_retry_base_seconds",
+    "webhook_retry_max_delay_seconds",
+    "webhook_retry_for_seconds",
     *(field.name for field in msgspec.structs.fields(Settings) if field.name.endswith("_per_ip")),
 )
 
@@ -212,5 +215,10 @@ def unsafe_defaults(settings: Settings) -> list[str]:
         warnings.append(
             "SVC_CLIENT_JWKS_ALLOW_PRIVATE is on in production: a client's jwks_uri may "
             "reach loopback and private addresses"
+        )
+    if settings.is_prod and settings.webhook_allow_private:
+        warnings.append(
+            "SVC_WEBHOOK_ALLOW_PRIVATE is on in production: webhooks may reach loopback "
+            "and private addresses"
         )
     return warnings

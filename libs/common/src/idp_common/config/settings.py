@@ -123,6 +123,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # link-local addresses (development and the test suite; docs/oauth/client-authentication.md).
     # Off: refused at registration and again when the token service fetches it.
     client_jwks_allow_private: bool = False
+    # Webhooks (issue #27, docs/webhooks.md): endpoints may name loopback, private and
+    # link-local hosts (plain http too, for those only); off, refused at registration and
+    # again at delivery, after DNS resolution. A failed delivery is tried again after
+    # base * 2^(attempts-1) seconds (at most max_delay, +10 % jitter) for retry_for seconds
+    # after it was queued, then marked failed.
+    webhook_allow_private: bool = False
+    webhook_retry_base_seconds: float = 5.0
+    webhook_retry_max_delay_seconds: float = 3600.0
+    webhook_retry_for_seconds: float = 3 * 24 * 3600.0
     # Production only: the session cookie is named ``__Host-svc_session`` (RFC 6265bis
     # §4.1.3.2: Secure, Path=/, no Domain), so no sibling subdomain can set or shadow it.
     session_cookie_host_prefix: bool = False

@@ -15,7 +15,9 @@ Sealed value (``bytes``, stored in a ``bytea`` column)::
   the helpers below (``totp_context(user_id)`` for ``totp_credentials.secret_encrypted``,
   ``face_context(user_id)`` for ``face_templates.template_encrypted``). What is sealed
   for TOTP is the base32 secret as ASCII (what ``pyotp.TOTP`` takes);
-  ``client_secret_context(client_pk)`` for ``client_secrets.sealed``, the secret's UTF-8.
+  ``client_secret_context(client_pk)`` for ``client_secrets.sealed``, the secret's UTF-8;
+  ``webhook_secret_context(endpoint_id)`` for ``webhook_endpoints.secret_sealed``, the
+  ``whsec_`` secret's ASCII.
 - A random 96-bit nonce per value: safe far beyond the number of values a deployment
   seals under one key (NIST SP 800-38D §8.3 bounds it at 2^32 invocations).
 
@@ -50,6 +52,7 @@ __all__ = [
     "parse_key",
     "seal",
     "totp_context",
+    "webhook_secret_context",
 ]
 
 SECRETS_KEY_ENV: Final = "SVC_SECRETS_KEY"
@@ -114,6 +117,12 @@ def client_secret_context(client_pk: object) -> bytes:
     """Associated data of a ``client_secret_jwt`` client's secret (``client_secrets.sealed``,
     bound to the client's row id; issue #25)."""
     return f"idp:client-secret:{client_pk}".encode()
+
+
+def webhook_secret_context(endpoint_id: object) -> bytes:
+    """Associated data of a webhook endpoint's signing secret (``webhook_endpoints.secret_sealed``,
+    bound to the endpoint's id; issue #27)."""
+    return f"idp:webhook-secret:{endpoint_id}".encode()
 
 
 def face_context(user_id: object) -> bytes:

@@ -109,6 +109,12 @@ BACKCHANNEL_DELIVERIES: Final = Counter(
     ["service", "status_class"],
     registry=REGISTRY,
 )
+WEBHOOK_DELIVERIES: Final = Counter(
+    "idp_webhook_deliveries",
+    "Webhook delivery attempts, by outcome: the answer's status class, timeout or error.",
+    ["service", "status_class"],
+    registry=REGISTRY,
+)
 POOL_CONNECTIONS: Final = Gauge(
     "idp_db_pool_connections",
     "Open PostgreSQL connections of a worker's pool, in use or idle (sampled every second).",
@@ -132,6 +138,7 @@ WORKER_FAMILIES: Final = (
     SIGNIN_ATTEMPTS,
     LIMIT_REFUSALS,
     BACKCHANNEL_DELIVERIES,
+    WEBHOOK_DELIVERIES,
     POOL_CONNECTIONS,
     POOL_MAX,
 )
@@ -242,6 +249,11 @@ def status_class(status_code: int, error: str | None) -> str:
 def count_backchannel_delivery(status_code: int, error: str | None) -> None:
     """One back-channel POST's outcome (``status_code`` 0: no answer, see ``error``)."""
     _inc(BACKCHANNEL_DELIVERIES, status_class(status_code, error))
+
+
+def count_webhook_delivery(status_code: int | None, error: str | None) -> None:
+    """One webhook attempt's outcome (``status_code`` None: no answer, see ``error``)."""
+    _inc(WEBHOOK_DELIVERIES, status_class(status_code or 0, error))
 
 
 def set_pool_usage(pool: str, *, in_use: int, idle: int, most: int) -> None:

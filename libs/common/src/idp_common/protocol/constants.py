@@ -125,6 +125,12 @@ SCOPE_IDP_USERS_WRITE: Final = "idp:users:write"
 SCOPE_IDP_PROFILE_FIELDS_READ: Final = "idp:profile-fields:read"
 SCOPE_IDP_PROFILE_FIELDS_WRITE: Final = "idp:profile-fields:write"
 SCOPE_IDP_AUDIT_READ: Final = "idp:audit:read"
+#: SCIM 2.0 provisioning at ``/scim/v2/*`` (issue #27, docs/scim.md).
+SCOPE_IDP_SCIM_READ: Final = "idp:scim:read"
+SCOPE_IDP_SCIM_WRITE: Final = "idp:scim:write"
+#: Webhook endpoints and their delivery log (issue #27, docs/webhooks.md).
+SCOPE_IDP_WEBHOOKS_READ: Final = "idp:webhooks:read"
+SCOPE_IDP_WEBHOOKS_WRITE: Final = "idp:webhooks:write"
 
 SCOPE_IDP_ACCOUNT_READ: Final = "idp:account:read"
 SCOPE_IDP_ACCOUNT_WRITE: Final = "idp:account:write"
@@ -148,6 +154,10 @@ ADMIN_SCOPES: Final = (
     SCOPE_IDP_PROFILE_FIELDS_READ,
     SCOPE_IDP_PROFILE_FIELDS_WRITE,
     SCOPE_IDP_AUDIT_READ,
+    SCOPE_IDP_SCIM_READ,
+    SCOPE_IDP_SCIM_WRITE,
+    SCOPE_IDP_WEBHOOKS_READ,
+    SCOPE_IDP_WEBHOOKS_WRITE,
 )
 #: Held by every user.
 SELF_SERVICE_SCOPES: Final = (
@@ -173,6 +183,10 @@ IDP_SCOPE_DESCRIPTIONS: Final[dict[str, str]] = {
     SCOPE_IDP_PROFILE_FIELDS_READ: "View profile field definitions",
     SCOPE_IDP_PROFILE_FIELDS_WRITE: "Create, change and delete profile field definitions",
     SCOPE_IDP_AUDIT_READ: "Read the audit log",
+    SCOPE_IDP_SCIM_READ: "Read users and groups through SCIM provisioning",
+    SCOPE_IDP_SCIM_WRITE: "Create, change, deactivate and delete users and groups through SCIM",
+    SCOPE_IDP_WEBHOOKS_READ: "View webhook endpoints and their delivery log",
+    SCOPE_IDP_WEBHOOKS_WRITE: "Create, change and delete webhook endpoints; resend deliveries",
     SCOPE_IDP_ACCOUNT_READ: "View your profile, photo and sign-in methods",
     SCOPE_IDP_ACCOUNT_WRITE: "Change your profile, photo, password and sign-in methods",
     SCOPE_IDP_SESSIONS_READ: "View your active sessions",

@@ -74,6 +74,10 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "backchannel_allow_private": ("1", True),
     "par_request_ttl": ("30", 30),
     "client_jwks_allow_private": ("true", True),
+    "webhook_allow_private": ("true", True),
+    "webhook_retry_base_seconds": ("0.5", 0.5),
+    "webhook_retry_max_delay_seconds": ("60", 60.0),
+    "webhook_retry_for_seconds": ("600", 600.0),
     "passkey_challenge_ttl": ("90", 90),
     "passkey_allowed_aaguids": (
         "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4, 08987058-cadc-4b81-b6e1-30de50dcbe96",

@@ -9,6 +9,7 @@ one is one ``DELETE``, both under the group's lock, so concurrent adds and remov
 member leave either one row or none. Replacing the roles is one delete and one insert
 under the lock. Deleting a group removes its ``group_members`` and ``group_roles`` rows,
 and the profile fields bound to it with their values, by foreign-key cascade.
+``set_external_id`` stores a SCIM client's id of the group (docs/scim.md).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from datetime import datetime
 from typing import Final
 
 import msgspec
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -189,3 +190,14 @@ async def set_group_roles(
     await replace_links(session, GroupRole.group_id, GroupRole.role_id, group.id, roles)
     await GROUPS.touch(session, group)
     return await GROUPS.read(session, group), [r for r in roles if r not in before]
+
+
+async def set_external_id(
+    session: AsyncSession, group_id: uuid.UUID, external_id: str | None
+) -> None:
+    """A SCIM client's own id of the group (docs/scim.md); the caller holds the row lock."""
+    await session.execute(
+        update(Group)
+        .where(Group.id == group_id)
+        .values(external_id=external_id, updated_at=func.now())
+    )

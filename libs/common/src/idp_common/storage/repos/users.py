@@ -44,7 +44,7 @@ from idp_common.storage.repos.paging import Page, decode_cursor, encode_cursor
 effective_scopes = user_grants.effective_scopes
 #: The attributes :func:`update_user` may change.
 CHANGEABLE: Final = frozenset(
-    {"email", "username", "display_name", "email_verified", "disabled", "picture"}
+    {"email", "username", "display_name", "email_verified", "disabled", "picture", "external_id"}
 )
 
 
@@ -253,13 +253,20 @@ async def create_user(
     display_name: str,
     password_hash: str | None,
     email_verified: bool = False,
+    external_id: str | None = None,
 ) -> UserAccount:
-    """Insert the person and, unless None, their password (an argon2id PHC string)."""
+    """Insert the person and, unless None, their password (an argon2id PHC string);
+    ``external_id``: a SCIM client's own id of the person (docs/scim.md)."""
     values = {"email": email, "username": username}
     await _check_unique(session, values, None)
     statement = (
         insert(User)
-        .values(**values, display_name=display_name, email_verified=email_verified)
+        .values(
+            **values,
+            display_name=display_name,
+            email_verified=email_verified,
+            external_id=external_id,
+        )
         .returning(*_COLUMNS)
     )
     try:

@@ -24,6 +24,7 @@ from ._outbox import OutboxEvent
 from ._profile import DATA_TYPES, ProfileField, ProfileValue
 from ._token import AuthorizationCode, PasswordResetToken, RefreshToken
 from ._user import User
+from ._webhook import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "DATA_TYPES",
@@ -56,4 +57,6 @@ __all__ = [
     "User",
     "UserRole",
     "UserScope",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

@@ -23,8 +23,8 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.add_column("users", sa.Column("external_id", sa.String(), nullable=True))
-    op.add_column("groups", sa.Column("external_id", sa.String(), nullable=True))
+    op.add_column("users", sa.Column("external_id", sa.Text(), nullable=True))
+    op.add_column("groups", sa.Column("external_id", sa.Text(), nullable=True))
     op.create_index("ix_users_external_id", "users", ["external_id"])
     op.create_index("ix_groups_external_id", "groups", ["external_id"])
 
