@@ -20,6 +20,7 @@ import { GroupScreen, GroupsScreen } from "./screens/admin/GroupsScreen";
 import { ProfileFieldScreen, ProfileFieldsScreen } from "./screens/admin/ProfileFieldsScreen";
 import { RoleScreen, RolesScreen } from "./screens/admin/RolesScreen";
 import { UserScreen, UsersScreen } from "./screens/admin/UsersScreen";
+import { WebhookScreen, WebhooksScreen } from "./screens/admin/WebhooksScreen";
 
 export type Section = "account" | "admin";
 
@@ -67,5 +68,6 @@ export const ROUTES: Route[] = [
   ...admin("roles", "Roles", "roles", RolesScreen, RoleScreen),
   ...admin("users", "Users", "users", UsersScreen, UserScreen),
   ...admin("profile-fields", "Profile fields", "profile-fields", ProfileFieldsScreen, ProfileFieldScreen),
+  ...admin("webhooks", "Webhooks", "webhooks", WebhooksScreen, WebhookScreen),
   ...admin("audit", "Audit log", "audit", AuditScreen),
 ];

@@ -41,6 +41,10 @@ export const CONSOLE_SCOPES = [
   "idp:profile-fields:read",
   "idp:profile-fields:write",
   "idp:audit:read",
+  "idp:webhooks:read",
+  "idp:webhooks:write",
+  "idp:scim:read",
+  "idp:scim:write",
 ] as const;
 
 export interface Identity {
