@@ -32,7 +32,7 @@ fi
 # at once) with nothing beside them. Both parts run; the exit status is the first failure's.
 status=0
 say "tests, ${IDP_TEST_WORKERS:-2} workers"
-uv run --frozen pytest -n "${IDP_TEST_WORKERS:-2}" --dist loadfile -m "not alone" || status=$?
+uv run --frozen pytest -n "${IDP_TEST_WORKERS:-2}" --dist loadfile -m "not alone" --durations=25 || status=$?
 say "tests that run alone"
-uv run --frozen pytest -m alone || status=$((status ? status : $?))
+uv run --frozen pytest -m alone --durations=10 || status=$((status ? status : $?))
 exit "$status"

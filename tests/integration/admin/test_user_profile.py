@@ -130,6 +130,29 @@ def test_null_removes_a_value_but_not_a_required_one(admin_api: AdminApi) -> Non
     assert stored(admin_api, person.id) == {required["key"]: "y"}
 
 
+def test_a_value_change_moves_the_person_updated_at(admin_api: AdminApi) -> None:
+    """SCIM's meta.lastModified is ``users.updated_at`` (docs/scim.md): a profile value
+    written through the admin API moves it; a refused write does not."""
+    unique = field(admin_api, unique=True)
+    person = create_user(admin_api.stack)
+    holder = create_user(admin_api.stack)
+    taken = f"v-{uuid.uuid4().hex[:8]}"
+    assert admin_api.patch(profile_path(holder.id), json={unique["key"]: taken}).status_code == 200
+
+    def updated_at() -> object:
+        rows = query(
+            admin_api.stack, "SELECT updated_at FROM users WHERE id = $1", uuid.UUID(person.id)
+        )
+        return rows[0]["updated_at"]
+
+    before = updated_at()
+    assert admin_api.patch(profile_path(person.id), json={unique["key"]: "mine"}).status_code == 200
+    after = updated_at()
+    assert after > before  # type: ignore[operator]
+    assert_problem(admin_api.patch(profile_path(person.id), json={unique["key"]: taken}), 409)
+    assert updated_at() == after
+
+
 def test_not_restricted_by_user_writable(admin_api: AdminApi) -> None:
     locked = field(admin_api, userWritable=False, userReadable=False)
     person = create_user(admin_api.stack)

@@ -31,6 +31,7 @@ from idp_common.profile_fields.schema import (
 )
 from idp_common.profile_fields.values import from_text
 from idp_common.storage.repos import profile_fields as repo
+from idp_common.storage.repos import users as user_repo
 from idp_common.storage.repos.profile_fields import FieldRow, FieldTaken, ValueTaken
 
 #: What ``update_field`` may change (``key``, ``dataType``, ``unique``, ``groupId`` stay).
@@ -187,7 +188,10 @@ async def set_values(
     user_id: uuid.UUID,
     changes: Sequence[tuple[ProfileFieldRead, str | None]],
 ) -> None:
-    """Write (text) or delete (None) each value, in the caller's transaction."""
+    """Write (text) or delete (None) each value, in the caller's transaction; the person's
+    ``updated_at`` moves with them (SCIM's ``meta.lastModified``, docs/scim.md)."""
+    if changes:
+        await user_repo.update_user(session, user_id, {})
     for field, text in changes:
         try:
             await repo.set_value(session, user_id, field.id, text, unique=field.unique)

@@ -10,7 +10,7 @@ SCIM endpoints answer :meth:`ScimError.to_scim` as the body, with ``status`` as 
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from idp_common.protocol.rfc7643_schema import MESSAGE_ERROR
 
@@ -29,20 +29,7 @@ ScimType = Literal[
     "sensitive",
 ]
 #: The ``scimType`` keywords of RFC 7644 §3.12, Table 9.
-SCIM_TYPES: Final = frozenset(
-    {
-        "invalidFilter",
-        "tooMany",
-        "uniqueness",
-        "mutability",
-        "invalidSyntax",
-        "invalidPath",
-        "noTarget",
-        "invalidValue",
-        "invalidVers",
-        "sensitive",
-    }
-)
+SCIM_TYPES: Final = frozenset(get_args(ScimType))
 #: A detail built from request text is cut here, so an error body stays small.
 _MAX_DETAIL: Final = 300
 

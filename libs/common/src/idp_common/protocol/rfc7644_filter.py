@@ -78,6 +78,7 @@ __all__ = [
     "parse_datetime",
     "parse_filter",
     "parse_patch_path",
+    "value_of",
 ]
 
 MAX_FILTER_LENGTH: Final = 4096
@@ -417,7 +418,7 @@ def format_filter(f: Filter) -> str:
 _Lookup: TypeAlias = Callable[[AttrPath], tuple[Attribute, Any]]
 
 
-def _get(container: Any, name: str) -> Any:
+def value_of(container: Any, name: str) -> Any:
     """``container[name]`` with the name compared case-insensitively (RFC 7643 §2.1)."""
     if not isinstance(container, dict):
         return None
@@ -437,8 +438,8 @@ def _top_lookup(document: dict[str, Any], schema: ResourceSchema) -> _Lookup:
         if found is None:
             name = path.attribute if path.urn is None else f"{path.urn}:{path.attribute}"
             raise _invalid(f"unknown attribute '{name}'")
-        holder = document if found.extension is None else _get(document, found.extension)
-        return found.attribute, _get(holder, found.attribute.name)
+        holder = document if found.extension is None else value_of(document, found.extension)
+        return found.attribute, value_of(holder, found.attribute.name)
 
     return lookup
 
@@ -448,7 +449,7 @@ def _element_lookup(element: Any, parent: Attribute) -> _Lookup:
         sub = parent.sub(path.attribute)
         if sub is None:
             raise _invalid(f"unknown attribute '{parent.name}.{path.attribute}'")
-        return sub, _get(element, sub.name)
+        return sub, value_of(element, sub.name)
 
     return lookup
 
@@ -485,7 +486,7 @@ def _values(path: AttrPath, lookup: _Lookup) -> tuple[Attribute, list[Any]]:
         raise _invalid(f"unknown attribute '{attribute.name}.{sub_name}'")
     values: list[Any] = []
     for item in items:
-        values.extend(_items(sub, _get(item, sub.name)))
+        values.extend(_items(sub, value_of(item, sub.name)))
     return sub, values
 
 

@@ -62,6 +62,7 @@ from idp_common.protocol.rfc7644_filter import (
     matches_element,
     parse_datetime,
     parse_patch_path,
+    value_of,
 )
 
 __all__ = ["PatchOperation", "apply_patch", "parse_patch_request"]
@@ -78,15 +79,6 @@ class PatchOperation(msgspec.Struct, frozen=True):
     op: PatchOp
     path: str | None
     value: Any = None
-
-
-def _get(container: Any, name: str) -> Any:
-    if not isinstance(container, dict):
-        return None
-    if name in container:
-        return container[name]
-    lowered = name.lower()
-    return next((v for k, v in container.items() if k.lower() == lowered), None)
 
 
 def _has(container: dict[str, Any], name: str) -> bool:
@@ -107,10 +99,10 @@ def parse_patch_request(body: object) -> list[PatchOperation]:
     ``invalidSyntax`` for a body of another shape, ``noTarget`` for a remove without path."""
     if not isinstance(body, dict):
         raise _syntax("the body must be a JSON object")
-    schemas = _get(body, "schemas")
+    schemas = value_of(body, "schemas")
     if not isinstance(schemas, list) or MESSAGE_PATCH_OP not in schemas:
         raise _syntax(f"'schemas' must list {MESSAGE_PATCH_OP}")
-    operations = _get(body, "Operations")
+    operations = value_of(body, "Operations")
     if not isinstance(operations, list) or not operations:
         raise _syntax("'Operations' must be a non-empty array")
     return [_operation(i, item) for i, item in enumerate(operations)]
@@ -120,11 +112,11 @@ def _operation(index: int, item: object) -> PatchOperation:
     where = f"Operations[{index}]"
     if not isinstance(item, dict):
         raise _syntax(f"{where} must be an object")
-    op = _get(item, "op")
+    op = value_of(item, "op")
     if not isinstance(op, str) or op.lower() not in _OPS:
         raise _syntax(f"{where}.op must be add, replace or remove")
     kind: PatchOp = op.lower()  # type: ignore[assignment]  # checked against _OPS
-    path = _get(item, "path")
+    path = value_of(item, "path")
     if path is not None and not isinstance(path, str):
         raise _syntax(f"{where}.path must be a string")
     path = path.strip() if path is not None and path.strip() else None
@@ -133,7 +125,7 @@ def _operation(index: int, item: object) -> PatchOperation:
         raise _syntax(f"{where}: '{kind}' needs a value")
     if kind == "remove" and path is None:
         raise ScimError(400, f"{where}: 'remove' needs a path", "noTarget")
-    return PatchOperation(kind, path, _get(item, "value"))
+    return PatchOperation(kind, path, value_of(item, "value"))
 
 
 # --- applying ---------------------------------------------------------------------------
@@ -275,7 +267,7 @@ class _Patcher:
             ]
 
     def current(self, target: _Target) -> Any:
-        return _get(self.holder(target.extension, create=False), target.attribute.name)
+        return value_of(self.holder(target.extension, create=False), target.attribute.name)
 
     def put(self, target: _Target, value: Any) -> None:
         held = self.holder(target.extension, create=True)
@@ -337,7 +329,7 @@ class _Patcher:
         for element in hits:
             if target.sub is not None:
                 new = _coerce(target.sub, value, target.name, self.ignore_unknown)
-                if _mutable(target.sub, _get(element, target.sub.name), new, target.name):
+                if _mutable(target.sub, value_of(element, target.sub.name), new, target.name):
                     _drop(element, target.sub.name)
                     element[target.sub.name] = new
             else:
@@ -345,7 +337,7 @@ class _Patcher:
                 for key, item in new.items():
                     sub = attribute.sub(key)
                     where = f"{attribute.name}.{key}"
-                    if sub is not None and _mutable(sub, _get(element, key), item, where):
+                    if sub is not None and _mutable(sub, value_of(element, key), item, where):
                         _drop(element, key)
                         element[key] = item
         self.put(target, _one_primary(elements, target.name))
@@ -361,7 +353,7 @@ class _Patcher:
             current = self.current(target)
             elements = [dict(current) if isinstance(current, dict) else {}]
         for element in elements:
-            if _mutable(sub, _get(element, sub.name), new, target.name):
+            if _mutable(sub, value_of(element, sub.name), new, target.name):
                 _drop(element, sub.name)
                 element[sub.name] = new
         self.put(target, elements if attribute.multi_valued else elements[0])
@@ -392,7 +384,7 @@ class _Patcher:
             _mutable(attribute, self.current(target), _CHANGE, target.name)
             elements = self.elements(target)
             for element in elements:
-                _removable(sub, _get(element, sub.name), target.name)
+                _removable(sub, value_of(element, sub.name), target.name)
                 _drop(element, sub.name)
             self.put(
                 target, elements if attribute.multi_valued else elements[0] if elements else None
@@ -413,7 +405,7 @@ class _Patcher:
         _mutable(attribute, self.current(target), _CHANGE, target.name)
         if sub is not None:
             for element in hits:
-                _removable(sub, _get(element, sub.name), target.name)
+                _removable(sub, value_of(element, sub.name), target.name)
                 _drop(element, sub.name)
             self.put(target, elements)
             return
@@ -547,15 +539,15 @@ def _identity(attribute: Attribute, value: Any) -> Any:
     if not isinstance(value, dict):
         return value.lower() if isinstance(value, str) and not attribute.case_exact else value
     sub = attribute.sub("value")
-    raw = _get(value, "value")
+    raw = value_of(value, "value")
     if isinstance(raw, str) and not (sub is not None and sub.case_exact):
         raw = raw.lower()
-    kind = _get(value, "type")
+    kind = value_of(value, "type")
     return (raw, kind.lower() if isinstance(kind, str) else kind)
 
 
 def _same(attribute: Attribute, a: Any, b: Any) -> bool:
-    if isinstance(a, dict) and isinstance(b, dict) and _get(b, "type") is None:
+    if isinstance(a, dict) and isinstance(b, dict) and value_of(b, "type") is None:
         # A removal naming only the value ({"value": id}) matches whatever its type.
         return bool(_identity(attribute, a)[0] == _identity(attribute, b)[0])
     return bool(_identity(attribute, a) == _identity(attribute, b))
@@ -565,9 +557,9 @@ def _merge_values(attribute: Attribute, kept: list[Any], added: list[Any], name:
     _one_primary(added, name)
     result = list(kept)
     for item in added:
-        if isinstance(item, dict) and _get(item, "primary") is True:
+        if isinstance(item, dict) and value_of(item, "primary") is True:
             for other in result:
-                if isinstance(other, dict) and _get(other, "primary") is True:
+                if isinstance(other, dict) and value_of(other, "primary") is True:
                     _drop(other, "primary")
                     other["primary"] = False
         same = next(
@@ -581,7 +573,7 @@ def _merge_values(attribute: Attribute, kept: list[Any], added: list[Any], name:
 
 
 def _one_primary(elements: list[Any], name: str) -> list[Any]:
-    primaries = [e for e in elements if isinstance(e, dict) and _get(e, "primary") is True]
+    primaries = [e for e in elements if isinstance(e, dict) and value_of(e, "primary") is True]
     if len(primaries) > 1:
         raise _invalid(f"'{name}': at most one value may be primary")
     return elements
