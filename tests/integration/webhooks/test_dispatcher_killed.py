@@ -1,17 +1,24 @@
 """A dispatcher killed mid-delivery loses nothing (issue #27 acceptance 2): SIGKILL to the
 logout dispatcher (master and workers) while the receiver holds the POST open; once it runs
 again the lease of the interrupted attempt runs out and the event is delivered, with the same
-``webhook-id``. And a dispatcher that does not allow private targets refuses one at delivery
-time. The module has a stack of its own: it kills and restarts a service."""
+``webhook-id``. An event the fan-out met while PostgreSQL was unreachable is sent again by
+JetStream and delivered once the database answers. And a dispatcher that does not allow
+private targets refuses one at delivery time. The module has a stack of its own: it kills
+and restarts a service."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import signal
 import time
 
+import nats
 import pytest
 
+from idp_common.events.webhook_events import webhook_payload, webhook_subject
+from tests.harness import infra
 from tests.harness.stack import Process, Stack
 from tests.integration.webhooks.support import (
     HANG,
@@ -27,6 +34,7 @@ from tests.integration.webhooks.support import (
 pytestmark = pytest.mark.e2e
 
 DISPATCHER = "logout-dispatcher"
+FAN_OUT = "webhook-fanout"
 
 
 def _dispatcher(stack: Stack) -> Process:
@@ -100,3 +108,62 @@ def test_a_private_target_is_refused_again_at_delivery(private_stack: Stack) -> 
         strict.stop()
         stack.processes.remove(strict)
         stack.wait_until_up(stack.start_service(DISPATCHER, port=stack.service_ports[DISPATCHER]))
+
+
+async def _publish_and_count(stack: Stack, payload: dict[str, object] | None) -> int:
+    """Publish ``payload`` as the relay would (when given); the fan-out consumer's count of
+    messages it had to send again (each nak'ed one is)."""
+    client = await nats.connect(stack.env["SVC_NATS_URL"])
+    try:
+        js = client.jetstream()
+        if payload is not None:
+            subject = webhook_subject(stack.env["SVC_NATS_PREFIX"], str(payload["type"]))
+            await js.publish(subject, json.dumps(payload).encode())
+        stream = f"{stack.env['SVC_NATS_PREFIX'].upper()}_EVENTS"
+        return int((await js.consumer_info(stream, FAN_OUT)).num_redelivered)
+    finally:
+        await client.close()
+
+
+def test_an_event_met_by_a_database_outage_is_queued_when_it_returns(
+    private_stack: Stack,
+) -> None:
+    """The fan-out cannot write the delivery rows (PostgreSQL unreachable): it naks the
+    event, which JetStream sends again until a dispatcher that reaches the database queues
+    and delivers it. Nothing is lost, nothing is delivered twice."""
+    stack = private_stack
+    old = _dispatcher(stack)
+    old.stop()
+    stack.processes.remove(old)
+    closed = f"postgresql+asyncpg://postgres@127.0.0.1:{infra.closed_port()}/x"
+    blind = stack.start_service(
+        DISPATCHER, {"SVC_DATABASE_URL": closed}, port=stack.service_ports[DISPATCHER]
+    )
+    api = WebhookAdmin(stack)
+    try:
+        stack.wait_until_up(blind, "/health/live")
+        with WebhookReceiver() as receiver:
+            endpoint = register(api, receiver.url, ["user.deleted"])
+            payload = webhook_payload("user.deleted", {"user_id": "u-outage"})
+            before = asyncio.run(_publish_and_count(stack, payload))
+            deadline = time.monotonic() + 30
+            while asyncio.run(_publish_and_count(stack, None)) <= before:
+                assert time.monotonic() < deadline, "the fan-out never sent the event again"
+                time.sleep(0.5)
+            assert delivery_rows(stack, endpoint["id"]) == []
+            assert receiver.snapshot() == []
+            blind.stop()
+            stack.processes.remove(blind)
+            restarted = stack.start_service(DISPATCHER, port=stack.service_ports[DISPATCHER])
+            stack.wait_until_up(restarted)
+            (receipt,) = receiver.wait_for(1, timeout=60)
+            assert verify(endpoint["secret"], receipt) == payload
+            rows = wait_for_status(stack, endpoint["id"], "succeeded")
+            assert [(r["status"], r["attempts"]) for r in rows] == [("succeeded", 1)]
+    finally:
+        api.close()
+        if blind.popen.poll() is None:
+            blind.stop()
+            stack.processes.remove(blind)
+            again = stack.start_service(DISPATCHER, port=stack.service_ports[DISPATCHER])
+            stack.wait_until_up(again)
