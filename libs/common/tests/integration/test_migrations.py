@@ -25,6 +25,7 @@ pytestmark = pytest.mark.integration
 
 EXPECTED_TABLES = {
     "users",
+    "brands",
     "password_credentials",
     "totp_credentials",
     "totp_recovery_codes",
@@ -118,8 +119,8 @@ def test_models_declare_every_table() -> None:
 
 
 def test_revisions_form_one_line_ending_at_head() -> None:
-    assert head_revision() == "0015"
-    assert older_revisions("0015") == {
+    assert head_revision() == "0017"
+    assert older_revisions("0017") == {
         "0001",
         "0002",
         "0003",
@@ -134,6 +135,8 @@ def test_revisions_form_one_line_ending_at_head() -> None:
         "0012",
         "0013",
         "0014",
+        "0015",
+        "0016",
     }
 
 

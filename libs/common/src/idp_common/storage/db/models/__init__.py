@@ -10,6 +10,7 @@ from ._access import Group, GroupMember, GroupRole, Role, RoleScope, UserRole, U
 from ._api import Api, Scope
 from ._audit import AuditEvent
 from ._base import NAMING_CONVENTION, Base
+from ._brand import Brand
 from ._client import Client, ClientScope, ClientSecret
 from ._consent import Consent
 from ._credential import (
@@ -33,6 +34,7 @@ __all__ = [
     "AuditEvent",
     "AuthorizationCode",
     "Base",
+    "Brand",
     "Client",
     "ClientScope",
     "ClientSecret",

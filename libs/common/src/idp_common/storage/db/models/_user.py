@@ -46,5 +46,7 @@ class User(Base):
     disabled: Mapped[bool] = mapped_column(server_default=false())
     #: A SCIM client's own id of the person (RFC 7643 §3.1; migration 0015).
     external_id: Mapped[str | None] = mapped_column(index=True)
+    #: The language the person chose for the pages and mails (migration 0016; NULL: none).
+    ui_locale: Mapped[str | None]
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()
