@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-admin bench-backchannel bench-peer bench-face bench-growth bench-memory bench-metrics bench-levers chaos fuzz
+.PHONY: help up down test check unit bench bench-activity bench-admin bench-backchannel bench-peer bench-face bench-growth bench-memory bench-metrics bench-levers chaos fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -17,8 +17,11 @@ test: ## the whole test suite (lint, types, unit, integration, end-to-end)
 check: ## lint, types, import rules and every unit test (no HTTP, no database)
 	@uv run --frozen ruff check . && uv run --frozen mypy && uv run --frozen lint-imports && uv run --frozen pytest -q libs/common/tests/unit services/*/tests/unit
 
-bench: ## throughput/latency of the token and sign-in endpoints on an isolated stack
+bench: ## throughput/latency of the token and sign-in endpoints on an isolated stack, then the activity dashboard at 10M audit rows
 	@bash bench/run.sh
+
+bench-activity: ## the activity dashboard's query at 10,000,000 audit rows (ROWS=...): cold roll-up, warm median/p95
+	@bash bench/run.sh --activity --rows $${ROWS:-10000000}
 
 bench-admin: ## latency and query count of the admin lists (10,000 users, a user in 50 groups)
 	@bash bench/run.sh --admin

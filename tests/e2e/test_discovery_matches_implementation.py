@@ -9,7 +9,9 @@ Each member is compared with what the running provider does, through the proxy:
   grant not listed is ``unsupported_grant_type``;
 - every client authentication method listed can be registered, one not listed cannot;
 - every assertion and DPoP algorithm listed is accepted at the token endpoint, one not
-  listed is refused.
+  listed is refused;
+- every language listed in ``ui_locales_supported`` is the one the sign-in page is told to
+  use when a request asks for it (issue #28); ``claims_locales_supported`` is absent.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import secrets
 import time
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from joserfc.jwk import OctKey
 
 from idp_common.protocol.constants import ADMIN_SCOPES
+from tests.harness import records
 from tests.harness.api import TWO_FACTOR_SIGN_IN, ApiClient, create_administrator
 from tests.harness.client_assertions import (
     assertion_form,
@@ -35,6 +38,7 @@ from tests.harness.client_assertions import (
     sign_assertion,
 )
 from tests.harness.dpop import DpopKey
+from tests.harness.pkce import pkce_pair
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
@@ -220,3 +224,32 @@ def test_pushed_requests_are_optional_at_the_server(metadata: dict[str, Any]) ->
     assert metadata["require_pushed_authorization_requests"] is False
     assert metadata["authorization_response_iss_parameter_supported"] is True
     assert metadata["code_challenge_methods_supported"] == ["S256"]
+
+
+def test_every_ui_locale_listed_is_the_sign_in_pages_language(
+    stack: Stack, metadata: dict[str, Any]
+) -> None:
+    listed = metadata["ui_locales_supported"]
+    assert listed == ["en", "de", "fr", "es", "ar"]
+    assert "claims_locales_supported" not in metadata  # claim values are not translated
+    app = records.create_client(stack, public=True)
+    for locale in listed:
+        params = {
+            "response_type": "code",
+            "client_id": app.client_id,
+            "redirect_uri": app.redirect_uri,
+            "scope": "openid",
+            "code_challenge": pkce_pair()[1],
+            "code_challenge_method": "S256",
+            "ui_locales": f"xx {locale}",
+        }
+        start = httpx.get(stack.proxy_url + "/oauth2/authorize", params=params, timeout=10)
+        assert start.status_code == 302, start.text
+        challenge = parse_qs(urlsplit(start.headers["location"]).query)["challenge"][0]
+        read = httpx.get(
+            f"{stack.proxy_url}/api/v1/auth/challenge/{challenge}",
+            headers={"Accept-Language": "it"},
+            timeout=10,
+        )
+        assert read.status_code == 200, read.text
+        assert read.json()["locale"] == locale

@@ -261,6 +261,7 @@ def new_stack(base_dir: Path) -> Stack:
         "SVC_FACE_PER_IP": "1000",
         # The device-flow tests poll every second (RFC 8628 §3.5 interval; default 5).
         "SVC_DEVICE_POLL_INTERVAL": "1",
+        "SVC_ACTIVITY_FLUSH_SECONDS": "1",
         "SVC_LOG_LEVEL": "WARNING",
         "SVC_SHUTDOWN_DRAIN_SECONDS": "0.1",  # no balancer to tell: stop at once on SIGTERM
         "SVC_SECRETS_KEY": generate_secrets_key(),

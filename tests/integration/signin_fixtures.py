@@ -248,3 +248,12 @@ def wait_for_mail(directory: Path, count: int = 1, timeout: float = 15) -> list[
             ]
         time.sleep(0.1)
     raise AssertionError(f"expected {count} mail(s) in {directory}, found {len(files)}")
+
+
+def mail_part(message: EmailMessage, subtype: str = "plain") -> str:
+    """The text (or ``html``) part of a mail: the provider's mails are
+    ``multipart/alternative`` of both (issue #28, docs/mail-templates.md)."""
+    part = message.get_body((subtype,))
+    assert part is not None, f"no text/{subtype} part in {message.get_content_type()}"
+    content: str = part.get_content()
+    return content

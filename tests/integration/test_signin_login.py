@@ -48,6 +48,8 @@ def test_read_a_challenge(stack: Stack, authui: str) -> None:
         "next": "password",
         "client": {"client_id": rp.client_id, "name": rp.name},
         "loginHint": "ada@example.com",
+        "brand": body["brand"],  # issue #28: tests/integration/branding check its values
+        "locale": "en",  # no ui_locales, no person yet, no Accept-Language (issue #28)
         "scopes": [
             {"value": "openid", "description": body["scopes"][0]["description"]},
             {"value": "email", "description": body["scopes"][1]["description"]},
@@ -60,6 +62,8 @@ def test_read_a_challenge(stack: Stack, authui: str) -> None:
         "passkey": True,  # a discoverable passkey is always offered at this step
     }
     assert isinstance(body["face"], bool)
+    brand_keys = {"productName", "logoUri", "primaryColor", "termsUri", "privacyUri"}
+    assert set(body["brand"]) == brand_keys
     assert all(s["description"] and s["description"] != s["value"] for s in body["scopes"])
 
 

@@ -22,6 +22,7 @@ from tests.integration.signin_fixtures import (
     audit_rows,
     create_client,
     create_person,
+    mail_part,
     new_challenge,
     post,
     sessions_of,
@@ -136,7 +137,7 @@ def test_reset_by_mail_ends_every_session(stack: Stack, mailed_authui: tuple[str
         assert mail["To"] == person.email
         assert mail["Subject"] == "Set a new password"
         link = next(
-            w for w in mail.get_content().split() if w.startswith(f"{stack.issuer}/auth/reset?")
+            w for w in mail_part(mail).split() if w.startswith(f"{stack.issuer}/auth/reset?")
         )
         token = parse_qs(urlsplit(link).query)["token"][0]
         weak = post(client, "/password-reset/confirm", {"token": token, "password": "password1"})

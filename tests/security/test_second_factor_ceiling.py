@@ -23,6 +23,7 @@ from tests.integration.signin_fixtures import (
     audit_rows,
     create_client,
     create_person,
+    mail_part,
     new_challenge,
     post,
     signin_client,
@@ -95,7 +96,7 @@ def test_knowing_the_password_does_not_buy_fresh_guesses_at_the_code(
 
     [notice] = wait_for_mail(mail_dir, 1)
     assert notice["To"] == person.email
-    text = notice.get_content()
+    text = mail_part(notice)
     assert "entered your password correctly" in text
     assert "change it now" in text
     assert person.password not in text

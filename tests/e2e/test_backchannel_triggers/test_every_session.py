@@ -20,7 +20,7 @@ from tests.e2e.test_backchannel_triggers.support import (
     change_own_password,
 )
 from tests.harness.stack import Stack, start_with_mail_catcher
-from tests.integration.signin_fixtures import post, signin_client, wait_for_mail
+from tests.integration.signin_fixtures import mail_part, post, signin_client, wait_for_mail
 
 pytestmark = pytest.mark.e2e
 
@@ -57,7 +57,7 @@ def test_a_password_reset_by_mail_fans_out_once_per_session(
         (mail,) = wait_for_mail(mail_dir)
         link = next(
             word
-            for word in mail.get_content().split()
+            for word in mail_part(mail).split()
             if word.startswith(f"{scene.stack.issuer}/auth/reset?")
         )
         token = parse_qs(urlsplit(link).query)["token"][0]

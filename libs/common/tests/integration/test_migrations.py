@@ -51,6 +51,7 @@ EXPECTED_TABLES = {
     "password_reset_tokens",
     "photo_fingerprints",
     "audit_events",
+    "activity_hours",
     "event_outbox",
     "webhook_endpoints",
     "webhook_deliveries",

@@ -17,6 +17,7 @@ def test_admin_scopes_are_the_design_catalogue() -> None:
         "profile-fields",
         "scim",
         "webhooks",
+        "branding",
     )
     expected = {f"idp:{r}:{a}" for r in resources for a in ("read", "write")} | {"idp:audit:read"}
     assert set(c.ADMIN_SCOPES) == expected

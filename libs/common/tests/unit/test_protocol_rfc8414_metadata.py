@@ -104,6 +104,7 @@ METADATA = provider_metadata(ISSUER)
             "acr_values_supported",
             ["urn:idp:acr:face", "urn:idp:acr:1fa", "urn:idp:acr:2fa", "urn:idp:acr:phr"],
         ),
+        ("ui_locales_supported", ["en", "de", "fr", "es", "ar"]),  # issue #28
         ("authorization_response_iss_parameter_supported", True),
         ("backchannel_logout_supported", True),
         ("backchannel_logout_session_supported", True),
@@ -118,8 +119,10 @@ def test_member(member: str, expected: Any) -> None:
 
 
 def test_no_unexpected_member() -> None:
-    assert len(METADATA) == 36
+    assert len(METADATA) == 37
     assert "service_documentation" not in METADATA
+    # issue #28: claim values are released as stored, not translated (docs/languages.md)
+    assert "claims_locales_supported" not in METADATA
     # issue #24: no request objects or signed introspection answers; issue #25: client
     # assertions at the token, introspection and revocation endpoints
     signing = {name for name in METADATA if name.endswith("_signing_alg_values_supported")}

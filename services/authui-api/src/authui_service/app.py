@@ -9,6 +9,7 @@ from typing import cast
 from litestar import Litestar, Router
 
 from authui_service.context import STATE_KEY, SigninContext
+from authui_service.controllers.branding import BrandingController
 from authui_service.controllers.device import DeviceController
 from authui_service.controllers.face import FaceSigninController
 from authui_service.controllers.passkey import PasskeySigninController
@@ -55,6 +56,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             PasskeySigninController,
             PasswordResetController,
             DeviceController,
+            BrandingController,
         ],
         guards=[same_site_json],
     )

@@ -17,7 +17,8 @@ from authui_service import flow, outcomes
 from authui_service.context import SigninContext
 from authui_service.throttle import Verdict, delay_after, factor_subject
 from idp_common.errors import RateLimited
-from idp_common.operations.mail import build_message, send_mail
+from idp_common.operations.branded_mail import branded_message, person_mail_locale
+from idp_common.operations.mail import send_mail
 from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.users import UserRecord
 from idp_common.web.dependency_errors import is_dependency_failure
@@ -29,7 +30,6 @@ FACE: Final = "face"
 PASSKEY: Final = "passkey"
 #: At most one lock notice per person and factor in this many seconds.
 NOTICE_EVERY_SECONDS: Final = 24 * 3600
-NOTICE_SUBJECT: Final = "Someone is trying to sign in to your account"
 
 
 async def first_factor_attempt(
@@ -139,49 +139,37 @@ async def second_factor_failed(
     )
     notice_key = f"{ctx.settings.redis_prefix}factor-notice:{factor}:{user.id}"
     if await ctx.store.redis.set(notice_key, b"1", nx=True, ex=NOTICE_EVERY_SECONDS):
-        message = build_message(
-            sender=ctx.settings.smtp_from,
+        accept_language = request.headers.get("accept-language")
+        notice = _lock_notice(ctx, user, factor, verdict.failures, delay, accept_language)
+        ctx.in_background(notice, "lock notice mail")
+
+
+async def _lock_notice(
+    ctx: SigninContext,
+    user: UserRecord,
+    factor: str,
+    failures: int,
+    delay: int,
+    accept_language: str | None,
+) -> None:
+    """Mail the person that a factor locked (``factor_locked``, docs/mail-templates.md), in
+    their language. The mail holds no link: a mail that asks for a click is what phishing
+    looks like."""
+    async with ctx.resources.sessions() as db:
+        message = await branded_message(
+            db,
+            ctx.settings,
+            kind="factor_locked",
+            locale=await person_mail_locale(db, user.id, accept_language),
             to=user.email,
-            subject=NOTICE_SUBJECT,
-            text=lock_notice(factor, verdict.failures, delay),
+            values={
+                "name": user.display_name or user.email,
+                "factor": factor if factor in (CODE, PASSKEY, FACE) else CODE,
+                "failures": failures,
+                "delay_seconds": delay,
+            },
         )
-        ctx.in_background(send_mail(ctx.settings.smtp_url, message), "lock notice mail")
-
-
-def lock_notice(factor: str, failures: int, delay: int) -> str:
-    """The text of the mail a locked factor sends (no link: a mail that asks for a click
-    is what phishing looks like)."""
-    wait = f"{delay // 60} minutes" if delay >= 60 else f"{delay} seconds"
-    if factor == CODE:
-        what = (
-            "Someone entered your password correctly and then "
-            f"{failures} wrong authenticator codes in a row."
-        )
-        advice = (
-            "If this was not you, your password is known to someone else: sign in and "
-            "change it now, and end the sessions you do not recognise."
-        )
-    elif factor == PASSKEY:
-        what = (
-            "Someone got past the first step of signing in to your account (your password "
-            f"or your face) and then failed {failures} times in a row to sign in with a "
-            "passkey of yours."
-        )
-        advice = (
-            "If this was not you, your password is known to someone else: sign in and "
-            "change it now, and end the sessions you do not recognise. Your passkeys "
-            "themselves cannot be guessed."
-        )
-    else:
-        what = f"{failures} face sign-ins in a row did not match your face."
-        advice = (
-            "If this was not you, someone may be trying a photo of you: sign in with your "
-            "password, change it, and consider removing face sign-in from your account."
-        )
-    return (
-        f"{what}\n\nSigning in this way is paused for {wait}; each further failure "
-        f"makes the pause longer.\n\n{advice}\n"
-    )
+    await send_mail(ctx.settings.smtp_url, message)
 
 
 async def _refused(

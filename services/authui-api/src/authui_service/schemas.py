@@ -8,6 +8,7 @@ import msgspec
 from msgspec import Meta
 
 from idp_common.protocol.password_policy import MAX_LENGTH as PASSWORD_MAX_LENGTH
+from idp_common.storage.repos.brands import BrandRead
 
 ChallengeId = Annotated[str, Meta(min_length=1, max_length=100)]
 Email = Annotated[str, Meta(min_length=1, max_length=320)]
@@ -91,6 +92,10 @@ class ChallengeRead(msgspec.Struct, frozen=True):
     client: ClientInfo
     login_hint: str | None = msgspec.field(name="loginHint")
     scopes: list[ScopeInfo]
+    brand: BrandRead  # the client's effective brand (issue #28, docs/branding.md)
+    # The language of the pages: ui_locales, the person's saved one, Accept-Language, en
+    # (issue #28, docs/languages.md).
+    locale: str
     # The face is offered at this step: instead of the password (SVC_FACE_SIGNIN
     # first_factor, unless acr_values excludes a face alone), or as the step itself.
     face: bool = False

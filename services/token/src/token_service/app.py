@@ -11,6 +11,7 @@ from idp_common.operations.cleanup import periodic_cleanup
 from idp_common.web.app_factory import ServiceApp, create_service_app
 from idp_common.web.resources import open_resources
 from token_service import cors, lean
+from token_service.context import ISSUED_COUNTS_KEY
 from token_service.controllers.authorize import AuthorizeController
 from token_service.controllers.device_authorization import DeviceAuthorizationController
 from token_service.controllers.discovery import discovery_router
@@ -20,6 +21,7 @@ from token_service.controllers.par import PushedAuthorizationController
 from token_service.controllers.revoke import RevocationController
 from token_service.controllers.token import TokenController
 from token_service.controllers.userinfo import UserinfoController
+from token_service.issued_counts import IssuedCounts, flushing
 
 
 def create_app(settings: Settings | None = None) -> ServiceApp:
@@ -34,10 +36,16 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             pause=settings.cleanup_batch_pause,
         )
 
+    # Tokens issued, counted in memory and written as audit summaries (docs/activity-dashboard.md).
+    issued = IssuedCounts()
+
+    def write_counts(_: Litestar) -> AbstractAsyncContextManager[None]:
+        return flushing(issued, resources.sessions, settings.activity_flush_seconds)
+
     service = create_service_app(
         settings,
         name="token",
-        lifespans=[cleanup],
+        lifespans=[cleanup, write_counts],
         resources=resources,
         route_handlers=[
             discovery_router(settings),
@@ -51,6 +59,7 @@ def create_app(settings: Settings | None = None) -> ServiceApp:
             UserinfoController,
         ],
     )
+    service.app.state[ISSUED_COUNTS_KEY] = issued
     # Under the lean routes, which pass every request with an Origin (a browser's) to it.
     cors.install(service.app)
     if settings.lean_routes:

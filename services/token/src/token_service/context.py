@@ -25,6 +25,7 @@ from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
 from token_service.client_keys import ClientKeys
+from token_service.issued_counts import IssuedCounts
 from token_service.repeated_failures import RepeatedFailures
 from token_service.repos.people import UserClaims, load_person, scope_audiences
 from token_service.signing import TokenAudiences, token_audiences
@@ -38,6 +39,8 @@ VERIFIED_CACHE_ENTRIES: Final = 8192
 USER_CACHE_SECONDS: Final = 5.0
 AUDIENCE_CACHE_SECONDS: Final = 30.0
 _STATE_KEY: Final = "token_context"
+#: The app state's :class:`IssuedCounts` (made and written by ``token_service.app``).
+ISSUED_COUNTS_KEY: Final = "issued_counts"
 
 
 @dataclass
@@ -66,6 +69,8 @@ class TokenContext:
     )
     # private_key_jwt clients' key sets: inline jwks parsed, jwks_uri fetched (issue #25)
     client_keys: ClientKeys = field(default_factory=ClientKeys)
+    # tokens issued per (grant_type, client_id), written to the audit log in the background
+    issued: IssuedCounts = field(default_factory=IssuedCounts)
 
     @property
     def settings(self) -> Settings:
@@ -153,6 +158,7 @@ def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContex
             client_stamp=StampWatch(RedisBatch(resources.redis), prefix, CLIENTS),
             challenge_quota=ChallengeQuota(resources.redis, prefix),
             repeated_failures=RepeatedFailures(resources.redis, prefix),
+            issued=state.get(ISSUED_COUNTS_KEY) or IssuedCounts(),
         )
         state[_STATE_KEY] = context
     return context

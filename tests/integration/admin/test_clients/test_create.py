@@ -52,6 +52,9 @@ def test_create_confidential_client_returns_secret_once_and_stores_digest(
         "securityProfile": None,
         "tokenExchangeAudiences": [],
         "allowedWebOrigins": [],
+        "logoUri": None,  # issue #28: from the client's brand, read-only
+        "tosUri": None,
+        "policyUri": None,
     }
     assert created["client_id"].replace("-", "").replace("_", "").isalnum()
     rows = secret_rows(admin_api.stack, created["client_id"])

@@ -9,7 +9,7 @@ upload never sits in memory: a raw image may have ``limit`` bytes; a form may ad
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Mapping
+from collections.abc import AsyncIterable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -34,6 +34,10 @@ class Upload:
     data: bytes
     content_type: str
     field: str  # "body" or "file": where an error about the image points
+
+
+#: Called with (bytes, declared type, field) before the type is checked; raises to refuse.
+Screen = Callable[[bytes, str | None, str], None]
 
 
 def too_large(limit: int) -> ContentTooLarge:
@@ -61,12 +65,14 @@ async def read_upload(
     *,
     declared_length: int | None,
     limit: int,
+    screen: Screen | None = None,
 ) -> Upload:
-    """The image and its declared type; 413, 415 or 422 (naming ``file``/``body``)."""
+    """The image and its declared type; 413, 415 or 422 (naming ``file``/``body``).
+    ``screen`` sees a form's file before its declared type is checked (logos refuse SVG)."""
     if content_type == FORM:
         if declared_length is not None and declared_length > limit + FORM_OVERHEAD:
             raise too_large(limit)
-        return await _read_form(chunks, options.get("boundary"), limit)
+        return await _read_form(chunks, options.get("boundary"), limit, screen)
     if content_type not in FORMATS:
         raise UnsupportedMediaType(
             f"send the photo as {', '.join(FORMATS)} or as the `file` field of {FORM}",
@@ -101,15 +107,19 @@ class _FileField:
         elif isinstance(event, bytes | bytearray | memoryview) and self.data is not None:
             self.data += event
 
-    def upload(self) -> Upload:
+    def upload(self, screen: Screen | None = None) -> Upload:
         if self.data is None:
             raise _invalid(FILE_FIELD, "is missing: send the image as the `file` field")
         if not self.data:
             raise _invalid(FILE_FIELD, "is empty")
+        if screen is not None:
+            screen(bytes(self.data), self.content_type, FILE_FIELD)
         return Upload(bytes(self.data), _check_type(FILE_FIELD, self.content_type), FILE_FIELD)
 
 
-async def _read_form(chunks: AsyncIterable[bytes], boundary: str | None, limit: int) -> Upload:
+async def _read_form(
+    chunks: AsyncIterable[bytes], boundary: str | None, limit: int, screen: Screen | None
+) -> Upload:
     if not boundary:
         raise _invalid("body", "is a multipart form without a boundary")
     file = _FileField()
@@ -129,4 +139,4 @@ async def _read_form(chunks: AsyncIterable[bytes], boundary: str | None, limit: 
         raise too_large(limit) from None
     except MultipartError as exc:
         raise _invalid("body", f"is not a valid multipart form ({exc})") from None
-    return file.upload()
+    return file.upload(screen)

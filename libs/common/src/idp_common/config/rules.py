@@ -129,6 +129,8 @@ def _validate_cleanup(settings: Settings) -> list[str]:
         problems.append("SVC_CLEANUP_INTERVAL: must be 0 (off) or a number of seconds")
     if not 0 <= settings.cleanup_batch_pause <= 60:
         problems.append("SVC_CLEANUP_BATCH_PAUSE: must be between 0 and 60 seconds")
+    if not 0.1 <= settings.activity_flush_seconds <= 3600:
+        problems.append("SVC_ACTIVITY_FLUSH_SECONDS: must be between 0.1 and 3600 seconds")
     return problems
 
 

@@ -80,6 +80,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
     auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
     cleanup_interval: int = 600  # seconds between periodic cleanup runs; 0 disables
+    # Seconds between two writes of the token service's issued-token counts to the audit
+    # log (one ``tokens.issued`` row per grant and client; docs/activity-dashboard.md).
+    activity_flush_seconds: float = 10.0
     # Rows one statement of the cleanup deletes at most; each batch commits by itself
     # (docs/operations.md "Cleanup").
     cleanup_batch_size: int = 1000

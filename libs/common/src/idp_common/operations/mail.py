@@ -50,8 +50,18 @@ def parse_smtp_url(url: str) -> SmtpTarget:
     )
 
 
-def build_message(*, sender: str, to: str, subject: str, text: str) -> EmailMessage:
-    """A plain-text message with Date and Message-ID."""
+def build_message(
+    *,
+    sender: str,
+    to: str,
+    subject: str,
+    text: str,
+    html: str | None = None,
+    language: str | None = None,
+) -> EmailMessage:
+    """A message with Date and Message-ID: plain text, or with ``html`` a
+    ``multipart/alternative`` of the text and the HTML (RFC 2046 §5.1.4: the text first,
+    the preferred last). ``language`` sets ``Content-Language`` (RFC 3282)."""
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
@@ -59,6 +69,10 @@ def build_message(*, sender: str, to: str, subject: str, text: str) -> EmailMess
     message["Date"] = formatdate(localtime=False, usegmt=True)
     message["Message-ID"] = make_msgid(domain="idp.local")
     message.set_content(text)
+    if html is not None:
+        message.add_alternative(html, subtype="html")
+    if language:  # after the content: setting the content clears Content-* headers
+        message["Content-Language"] = language
     return message
 
 

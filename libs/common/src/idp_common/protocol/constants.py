@@ -131,6 +131,9 @@ SCOPE_IDP_SCIM_WRITE: Final = "idp:scim:write"
 #: Webhook endpoints and their delivery log (issue #27, docs/webhooks.md).
 SCOPE_IDP_WEBHOOKS_READ: Final = "idp:webhooks:read"
 SCOPE_IDP_WEBHOOKS_WRITE: Final = "idp:webhooks:write"
+#: The provider's and the clients' brand (issue #28, docs/branding.md).
+SCOPE_IDP_BRANDING_READ: Final = "idp:branding:read"
+SCOPE_IDP_BRANDING_WRITE: Final = "idp:branding:write"
 
 SCOPE_IDP_ACCOUNT_READ: Final = "idp:account:read"
 SCOPE_IDP_ACCOUNT_WRITE: Final = "idp:account:write"
@@ -158,6 +161,8 @@ ADMIN_SCOPES: Final = (
     SCOPE_IDP_SCIM_WRITE,
     SCOPE_IDP_WEBHOOKS_READ,
     SCOPE_IDP_WEBHOOKS_WRITE,
+    SCOPE_IDP_BRANDING_READ,
+    SCOPE_IDP_BRANDING_WRITE,
 )
 #: Held by every user.
 SELF_SERVICE_SCOPES: Final = (
@@ -187,6 +192,8 @@ IDP_SCOPE_DESCRIPTIONS: Final[dict[str, str]] = {
     SCOPE_IDP_SCIM_WRITE: "Create, change, deactivate and delete users and groups through SCIM",
     SCOPE_IDP_WEBHOOKS_READ: "View webhook endpoints and their delivery log",
     SCOPE_IDP_WEBHOOKS_WRITE: "Create, change and delete webhook endpoints; resend deliveries",
+    SCOPE_IDP_BRANDING_READ: "View the brand of the sign-in pages and mails",
+    SCOPE_IDP_BRANDING_WRITE: "Change the brand of the sign-in pages and mails",
     SCOPE_IDP_ACCOUNT_READ: "View your profile, photo and sign-in methods",
     SCOPE_IDP_ACCOUNT_WRITE: "Change your profile, photo, password and sign-in methods",
     SCOPE_IDP_SESSIONS_READ: "View your active sessions",

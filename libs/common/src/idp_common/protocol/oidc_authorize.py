@@ -41,7 +41,7 @@ code_challenge         128    S256 is 43; 128 is RFC 7636's verifier maximum
 code_challenge_method  16     ``S256``
 challenge              64     the provider's own challenge ids are 32
 response_mode          32     ``query``
-ui_locales             256    accepted and ignored
+ui_locales             256    kept on the challenge: the sign-in page's language (below)
 acr_values             256    the levels asked for (below); unknown values are ignored
 display                32     accepted and ignored
 claims                 2048   accepted and ignored
@@ -52,6 +52,13 @@ dpop_jkt               64     RFC 9449 §10: a SHA-256 JWK thumbprint, 43 charac
 
 With these bounds a stored challenge stays under about 4 KB besides its redirect URI,
 which must be one the client registered.
+
+``ui_locales`` (OIDC Core §3.1.2.1, issue #28, docs/languages.md): the well-formed language
+tags among its space-separated values, in order, at most
+:data:`~idp_common.protocol.rfc4647_locales.MAX_PREFERENCES`; the sign-in page shows the
+first one the provider ships (:func:`~idp_common.protocol.rfc4647_locales.negotiate_ui_locale`).
+Tags it does not ship, or malformed ones, are ignored, never an error (Core: "an error
+SHOULD NOT result").
 """
 
 from __future__ import annotations
@@ -72,6 +79,7 @@ from idp_common.protocol.constants import (
     PROMPT_VALUES,
     RESPONSE_TYPE_CODE,
 )
+from idp_common.protocol.rfc4647_locales import MAX_PREFERENCES
 from idp_common.protocol.rfc6749_errors import (
     InvalidRequest,
     InvalidScope,
@@ -145,6 +153,7 @@ class AuthorizationRequest:
     code_challenge_method: str | None = None
     acr_values: tuple[str, ...] = ()
     dpop_jkt: str | None = None  # RFC 9449 §10: the code is bound to this DPoP key
+    ui_locales: tuple[str, ...] = ()  # OIDC Core §3.1.2.1: the languages asked for, in order
 
     @property
     def forces_login(self) -> bool:
@@ -232,6 +241,7 @@ def parse_request(
         code_challenge=pkce[0] if pkce else None,
         code_challenge_method=pkce[1] if pkce else None,
         dpop_jkt=parse_dpop_jkt(values.get("dpop_jkt")),
+        ui_locales=parse_ui_locales(values.get("ui_locales")),
     )
 
 
@@ -249,6 +259,24 @@ def parse_acr_values(raw: str | None) -> tuple[str, ...]:
     RFC 9470 refusal that named them, so that a face alone is not offered."""
     asked = (raw or "").split(" ")
     return tuple(dict.fromkeys(value for value in asked if value in ACR_VALUES))
+
+
+def parse_ui_locales(raw: str | None) -> tuple[str, ...]:
+    """OIDC Core §3.1.2.1 ``ui_locales``: the language tags asked for, in order, as sent
+    (only the well-formed ones, each once, at most ``MAX_PREFERENCES``; see the module)."""
+    asked = (raw or "").split()
+    tags = (tag for tag in asked if len(tag) <= 35 and _is_tag(tag))
+    return tuple(dict.fromkeys(tags))[:MAX_PREFERENCES]
+
+
+def _is_tag(value: str) -> bool:
+    """A BCP 47 shaped tag (letters, digits, ``-``), whether or not the provider ships it."""
+    parts = value.split("-")
+    return (
+        parts[0].isascii()
+        and parts[0].isalpha()
+        and all(0 < len(part) <= 8 and part.isascii() and part.isalnum() for part in parts)
+    )
 
 
 def acr_rank(acr: str) -> int:

@@ -20,6 +20,12 @@ and HS256 (``client_secret_jwt``). The revocation endpoint also lists ``none`` (
 ``client_id`` alone (RFC 7009 §2.1); introspection stays for confidential clients. Nothing
 else is listed that is not implemented: no request objects, no signed introspection
 answers.
+
+Languages (issue #28, docs/languages.md): ``ui_locales_supported`` lists the languages the
+sign-in page, the console and the mails are written in (``ui_locales`` picks one).
+``claims_locales_supported`` is left out on purpose: claim values are released as they
+were stored, in no particular language, and no claim is offered in several languages
+(OIDC Core §5.2 ``name#de``), so no language can be said to be supported for them.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from idp_common.protocol import constants as c
+from idp_common.protocol.rfc4647_locales import SUPPORTED_LOCALES
 from idp_common.protocol.rfc7523_client_assertion import PRIVATE_KEY_JWT_ALGS, SECRET_JWT_ALGS
 from idp_common.protocol.rfc8628_device import DEVICE_AUTHORIZATION_PATH
 from idp_common.protocol.rfc9126_par import PAR_PATH
@@ -134,6 +141,7 @@ def provider_metadata(
         "claims_supported": list(CLAIMS_SUPPORTED),
         "prompt_values_supported": list(c.PROMPT_VALUES),
         "acr_values_supported": list(c.ACR_VALUES),
+        "ui_locales_supported": list(SUPPORTED_LOCALES),  # OIDC Discovery §3 (issue #28)
         "authorization_response_iss_parameter_supported": True,
         "backchannel_logout_supported": True,
         "backchannel_logout_session_supported": True,

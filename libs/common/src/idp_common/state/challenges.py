@@ -44,6 +44,9 @@ class Challenge(msgspec.Struct, kw_only=True):
     # (``urn:idp:acr:face``) is offered only when it is among them or none were asked.
     acr_values: list[str] = msgspec.field(default_factory=list)
     dpop_jkt: str | None = None  # RFC 9449 §10: the code will be bound to this DPoP key
+    # OIDC Core §3.1.2.1 ``ui_locales``: the languages the client asked the pages to use,
+    # in order (issue #28, docs/languages.md); the challenge read negotiates from them.
+    ui_locales: list[str] = msgspec.field(default_factory=list)
     created_at: int = 0
     step: Step = "password"
     # Filled in as the person proceeds:

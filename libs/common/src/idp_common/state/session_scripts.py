@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# KEYS: pairs of (session, session-apps); ARGV: ttl, the ~seen member, then per pair: now
-# (ms), member ("" for none). EXPIRE answers 0 for a key that is gone: an ended session is
-# left alone. GT: the latest moment stays, whichever touch arrives last.
+# KEYS: pairs of (session, session-apps), then the live-sessions set; ARGV: ttl, the ~seen
+# member, then per pair: now (ms), member ("" for none), sid. EXPIRE answers 0 for a key that
+# is gone: an ended session is left alone. GT: the latest moment stays, whichever touch
+# arrives last; the live set scores the sid with its new expiry (seconds).
 TOUCH = """
-for i = 1, #KEYS / 2 do
+local live = KEYS[#KEYS]
+for i = 1, (#KEYS - 1) / 2 do
   local session, apps = KEYS[2 * i - 1], KEYS[2 * i]
-  local now, member = ARGV[2 * i + 1], ARGV[2 * i + 2]
+  local now, member, sid = ARGV[3 * i], ARGV[3 * i + 1], ARGV[3 * i + 2]
   if redis.call('EXPIRE', session, ARGV[1]) == 1 then
     if member ~= '' then redis.call('ZADD', apps, 'NX', now, member) end
     redis.call('ZADD', apps, 'GT', now, ARGV[2])
     redis.call('EXPIRE', apps, ARGV[1])
+    redis.call('ZADD', live, 'GT', math.floor(now / 1000) + ARGV[1], sid)
   end
 end
 return 0
@@ -28,9 +31,10 @@ class Touch:
     apps_key: str
     moment_ms: int
     member: bytes
+    sid: str
 
 
-# KEYS: old session, old apps, new session, new apps, the person's index.
+# KEYS: old session, old apps, new session, new apps, the person's index, the live set.
 # ARGV: ttl, index ttl, new JSON (continued), new JSON (fresh), new sid, old sid, now (ms),
 # then members to add (an older session's JSON clients). Answers 1 when it took over.
 CONTINUE = """
@@ -46,5 +50,7 @@ else
 end
 redis.call('SADD', KEYS[5], ARGV[5])
 redis.call('EXPIRE', KEYS[5], ARGV[2])
+redis.call('ZREM', KEYS[6], ARGV[6])
+redis.call('ZADD', KEYS[6], math.floor(ARGV[7] / 1000) + ARGV[1], ARGV[5])
 return took_over and 1 or 0
 """

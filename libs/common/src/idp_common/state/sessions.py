@@ -25,6 +25,12 @@ deletes the old session and writes the new one with ``previous_sids``, so no log
 sent; when the session really ends, each application is told with the sid(s) its ID tokens
 carry (the set's members say which), and refresh tokens of every earlier sid are revoked.
 
+Live sessions (the activity dashboard's count, docs/activity-dashboard.md): the sorted
+set ``sessions-live`` holds every session's sid scored with the moment (seconds) it expires
+if idle; written in the same pipeline or script as the session when it starts, is touched,
+continues and ends, and pruned of expired members when counted (:meth:`SessionStore.count_live`:
+``ZREMRANGEBYSCORE`` + ``ZCARD``, O(log n) plus the expired ones, never a scan).
+
 The store also keeps sign-in challenges (:mod:`idp_common.state.challenges`) and the
 "Sign out?" tokens (:mod:`idp_common.state.logout_confirmations`); its Lua scripts are in
 :mod:`idp_common.state.session_scripts`.
@@ -124,6 +130,10 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
     def _index_key(self, user_id: str) -> str:
         return f"{self.prefix}user-sessions:{user_id}"
 
+    @property
+    def _live_key(self) -> str:
+        return f"{self.prefix}sessions-live"
+
     # --- sessions ------------------------------------------------------------------------
     async def create_session(
         self,
@@ -162,6 +172,7 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
             pipe.set(self._session_key(record.sid), json, ex=SESSION_IDLE_SECONDS)
             pipe.sadd(self._index_key(record.user_id), record.sid)
             pipe.expire(self._index_key(record.user_id), SESSION_IDLE_SECONDS * 7)
+            pipe.zadd(self._live_key, {record.sid: moment + SESSION_IDLE_SECONDS})
             await pipe.execute()
         return session_id, record
 
@@ -178,6 +189,7 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
                 self._session_key(record.sid),
                 self._apps_key(record.sid),
                 self._index_key(record.user_id),
+                self._live_key,
             ],
             args=[
                 SESSION_IDLE_SECONDS,
@@ -245,7 +257,9 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
             member = _encoder.encode((client_id, record.sid))
             if client_id not in record.clients:
                 record.clients.append(client_id)
-        touch = Touch(self._session_key(record.sid), self._apps_key(record.sid), moment_ms, member)
+        touch = Touch(
+            self._session_key(record.sid), self._apps_key(record.sid), moment_ms, member, record.sid
+        )
         await self._touches.submit(touch)
 
     async def _send_touches(self, touches: list[Touch]) -> list[None]:
@@ -253,7 +267,8 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
         args: list[str | int | bytes] = [SESSION_IDLE_SECONDS, _SEEN]
         for touch in touches:
             keys += [touch.session_key, touch.apps_key]
-            args += [touch.moment_ms, touch.member]
+            args += [touch.moment_ms, touch.member, touch.sid]
+        keys.append(self._live_key)
         await self._touch_script(keys=keys, args=args)
         return [None] * len(touches)
 
@@ -279,7 +294,8 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
             pipe.delete(self._session_key(record.sid))
             pipe.delete(self._apps_key(record.sid))
             pipe.srem(self._index_key(record.user_id), record.sid)
-            deleted, _, _ = await pipe.execute()
+            pipe.zrem(self._live_key, record.sid)
+            deleted, _, _, _ = await pipe.execute()
         return bool(deleted)
 
     async def forget_sessions(self, records: Sequence[BrowserSession]) -> None:
@@ -295,4 +311,15 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
                     self._confirmation_key(record.sid),
                 )
                 pipe.srem(self._index_key(record.user_id), record.sid)
+                pipe.zrem(self._live_key, record.sid)
             await pipe.execute()
+
+    async def count_live(self, now: float | None = None) -> int:
+        """How many sessions live now: the expired members of ``sessions-live`` are
+        removed, the rest counted (one transaction, no scan)."""
+        moment = time.time() if now is None else now
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(self._live_key, "-inf", f"({moment}")
+            pipe.zcard(self._live_key)
+            _, live = await pipe.execute()
+        return int(live)

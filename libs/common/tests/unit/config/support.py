@@ -60,6 +60,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "cleanup_interval": ("60", 60),
     "cleanup_batch_size": ("500", 500),
     "cleanup_batch_pause": ("0.02", 0.02),
+    "activity_flush_seconds": ("2.5", 2.5),
     "recent_sign_in_max_age": ("120", 120),
     "face_threshold": ("0.45", 0.45),
     "face_min_size": ("64", 64),

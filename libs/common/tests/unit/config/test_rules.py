@@ -152,6 +152,8 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_DB_HOT_POOL_SIZE", "-1"),
         ("SVC_CLEANUP_BATCH_SIZE", "0"),
         ("SVC_CLEANUP_BATCH_PAUSE", "-0.1"),
+        ("SVC_ACTIVITY_FLUSH_SECONDS", "0"),
+        ("SVC_ACTIVITY_FLUSH_SECONDS", "7200"),
         ("SVC_SECRETS_KEY", "too-short"),
         ("SVC_FACE_THRESHOLD", "0.6"),  # DESIGN.md: at most 0.5
         ("SVC_FACE_THRESHOLD", "0"),

@@ -38,6 +38,7 @@ from idp_common.protocol.constants import (
 )
 from idp_common.state.change_stamp import CLIENTS, bump
 from idp_common.storage.repos import clients as repo
+from idp_common.storage.repos.brands import branded_clients
 from idp_common.storage.repos.client_shapes import (
     AUTH_METHOD,
     DPOP_BOUND,
@@ -183,12 +184,19 @@ def _secrets_key(request: Req, method: str | None) -> bytes | None:
     return key
 
 
+def _issuer(request: Req) -> str:
+    """For the brand's ``logoUri`` (issue #28)."""
+    return resources_of(request).settings.issuer_base
+
+
 @get(**operation("listClients", "List OAuth clients (by client_id)", READ))
 async def list_clients(
     request: Req, limit: Limit = DEFAULT_LIMIT, cursor: str | None = None
 ) -> Page[ClientRead]:
     async with reading(request) as session:
-        return await repo.list_clients(session, limit=limit, cursor=cursor)
+        page = await repo.list_clients(session, limit=limit, cursor=cursor)
+        items = await branded_clients(session, page.items, issuer_base=_issuer(request))
+    return msgspec.structs.replace(page, items=items)
 
 
 @post(
@@ -235,7 +243,9 @@ async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCre
 @get(_CLIENT, **operation("getClient", "Read an OAuth client (never its secret)", READ))
 async def get_client(request: Req, client_id: str) -> ClientRead:
     async with reading(request) as session:
-        return await repo.read_client(session, client_id)
+        read = await repo.read_client(session, client_id)
+        [read] = await branded_clients(session, [read], issuer_base=_issuer(request))
+    return read
 
 
 @patch(
@@ -276,6 +286,7 @@ async def update_client(request: Req, client_id: str, data: JSONBody[ClientUpdat
         if not isinstance(audiences, msgspec.UnsetType):  # after the shape checks; rolled back
             await check_exchange_audiences(write.session, audiences)
         write.audit("client.update", client_id, fields=[_WIRE_NAMES[f] for f in changed])
+        [client] = await branded_clients(write.session, [client], issuer_base=_issuer(request))
     await _tell_token_service(request)
     return client
 
@@ -343,6 +354,7 @@ async def set_scopes(
         client, added = await repo.set_client_scopes(write.session, client_id, data.scopes)
         await check_may_give(request, held, added, target=client_id)
         write.audit("client.set_scopes", client_id, scopes=client.scopes)
+        [client] = await branded_clients(write.session, [client], issuer_base=_issuer(request))
     await _tell_token_service(request)
     return client
 

@@ -15,7 +15,8 @@ from litestar.params import JSONBody
 from authui_service.context import SigninContext, context_of
 from authui_service.schemas import ResetAccepted, ResetConfirmBody, ResetRequestBody
 from idp_common.errors import FieldError, InvalidArgument
-from idp_common.operations.mail import MailError, build_message, send_mail
+from idp_common.operations.branded_mail import branded_message, person_mail_locale
+from idp_common.operations.mail import MailError, send_mail
 from idp_common.storage.repos import reset_tokens
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.users import UserRecord, get_user, get_user_by_email
@@ -27,7 +28,6 @@ AnyRequest = Request[Any, Any, Any]
 #: Reset mails per account per hour, whatever the caller's address: a victim's mailbox
 #: cannot be flooded from many addresses. Past it, the answer is unchanged; no mail.
 MAILS_PER_ACCOUNT_PER_HOUR = 5
-MAIL_SUBJECT = "Set a new password"
 
 
 class PasswordResetController(Controller):
@@ -46,7 +46,9 @@ class PasswordResetController(Controller):
         ctx = context_of(request)
         ip = caller_ip(request)
         await ctx.limit_reset(ip)
-        task = BackgroundTask(_process_reset_request, ctx, data.email.strip(), ip)
+        # The mail's language: the person's saved one, else this request's (docs/languages.md).
+        accept_language = request.headers.get("accept-language")
+        task = BackgroundTask(_process_reset_request, ctx, data.email.strip(), ip, accept_language)
         return Response(ResetAccepted(), status_code=202, background=task)
 
     @post("/confirm", operation_id="confirmPasswordReset", status_code=204)
@@ -95,11 +97,13 @@ async def _reset_target(ctx: SigninContext, token: str) -> UserRecord:
     return user
 
 
-async def _process_reset_request(ctx: SigninContext, email: str, ip: str) -> None:
+async def _process_reset_request(
+    ctx: SigninContext, email: str, ip: str, accept_language: str | None
+) -> None:
     """After the 202: store a token and mail the link when the account exists. Never
     raises: a failure here must not be visible to the caller."""
     try:
-        mail = await _store_reset_token(ctx, email, ip)
+        mail = await _store_reset_token(ctx, email, ip, accept_language)
         if mail is not None:
             await send_mail(ctx.settings.smtp_url, mail)
     except MailError as exc:
@@ -108,7 +112,9 @@ async def _process_reset_request(ctx: SigninContext, email: str, ip: str) -> Non
         log.exception("password reset: request not processed")
 
 
-async def _store_reset_token(ctx: SigninContext, email: str, ip: str) -> Any:
+async def _store_reset_token(
+    ctx: SigninContext, email: str, ip: str, accept_language: str | None
+) -> Any:
     now = datetime.now(UTC)
     async with ctx.resources.sessions.begin() as db:
         user = await get_user_by_email(db, email)
@@ -122,13 +128,18 @@ async def _store_reset_token(ctx: SigninContext, email: str, ip: str) -> Any:
         if user is None or not sendable:
             return None
         token = await reset_tokens.create_reset_token(db, user.id, now=now)
-    link = f"{ctx.settings.auth_ui_url}/reset?token={token}"
-    return build_message(
-        sender=ctx.settings.smtp_from,
-        to=user.email,
-        subject=MAIL_SUBJECT,
-        text=_mail_text(user, link),
-    )
+        return await branded_message(
+            db,
+            ctx.settings,
+            kind="password_reset",
+            locale=await person_mail_locale(db, user.id, accept_language),
+            to=user.email,
+            values={
+                "name": user.display_name or user.email,
+                "link": f"{ctx.settings.auth_ui_url}/reset?token={token}",
+                "valid_seconds": reset_tokens.RESET_TOKEN_SECONDS,
+            },
+        )
 
 
 def _requested_entry(user: UserRecord | None, ip: str, mailed: bool) -> AuditEntry:
@@ -141,15 +152,4 @@ def _requested_entry(user: UserRecord | None, ip: str, mailed: bool) -> AuditEnt
         target_type="user",
         target=None if user is None else str(user.id),
         detail={"account": "unknown"} if user is None else {"mailed": mailed},
-    )
-
-
-def _mail_text(user: UserRecord, link: str) -> str:
-    name = user.display_name or user.email
-    return (
-        f"Hello {name},\n\n"
-        "Someone (we hope you) asked to set a new password for this account.\n"
-        f"Open this link within 30 minutes to choose one; it works once:\n\n{link}\n\n"
-        "Setting a new password signs you out everywhere.\n"
-        "If you did not ask, ignore this message: your password stays as it is.\n"
     )

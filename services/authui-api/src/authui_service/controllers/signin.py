@@ -20,6 +20,7 @@ from authui_service.attempts import (
 )
 from authui_service.codes import RECOVERY_CODE, code_accepted, recovery_code_used, wrong_code
 from authui_service.context import SigninContext, context_of
+from authui_service.controllers.branding import brand_for
 from authui_service.rules import challenge_kind, error_redirect
 from authui_service.schemas import (
     ChallengeRead,
@@ -55,6 +56,7 @@ from idp_common.protocol.constants import (
     AMR_PASSWORD,
     OIDC_SCOPE_DESCRIPTIONS,
 )
+from idp_common.protocol.rfc4647_locales import negotiate_ui_locale
 from idp_common.protocol.rfc6749_scope import narrow_scope
 from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.audit import AuditEntry, write_audit
@@ -64,6 +66,7 @@ from idp_common.storage.repos.credentials import replace_password_hash
 from idp_common.storage.repos.users import (
     SignInFacts,
     effective_scopes,
+    get_ui_locale,
     get_user,
     sign_in_facts,
 )
@@ -104,6 +107,12 @@ class SigninController(Controller):
             shown = await grantable_scopes(ctx, challenge, client)
         async with ctx.resources.sessions() as db:
             known = await scope_descriptions(db, list(shown))
+            saved = await get_ui_locale(db, challenge.user_id) if challenge.user_id else None
+        locale = negotiate_ui_locale(
+            ui_locales=challenge.ui_locales,
+            saved=saved,
+            accept_language=request.headers.get("accept-language"),
+        )
         scopes = [
             ScopeInfo(value, known.get(value) or OIDC_SCOPE_DESCRIPTIONS.get(value) or value)
             for value in shown
@@ -115,6 +124,8 @@ class SigninController(Controller):
             client=ClientInfo(client.client_id, client.name),
             login_hint=challenge.login_hint,
             scopes=scopes,
+            brand=await brand_for(ctx, client.pk),
+            locale=locale,
             face=face_offered(ctx, challenge),
             passkey=await passkey_offered(ctx, challenge),
         )

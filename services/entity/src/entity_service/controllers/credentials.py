@@ -22,7 +22,7 @@ one is a 422 naming ``currentPassword``; attempts are limited per person, see
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any, Final
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, post
@@ -35,9 +35,9 @@ from entity_service.person import person_id, the_person
 from entity_service.store import credentials as store
 from entity_service.store import profile
 from entity_service.store.credentials import NEW_PASSWORD_FIELD
-from idp_common.config import Settings
 from idp_common.crypto.passwords import hash_password_async
-from idp_common.operations.mail import MailError, build_message, send_mail
+from idp_common.operations.branded_mail import branded_message, person_mail_locale
+from idp_common.operations.mail import MailError, send_mail
 from idp_common.protocol.password_policy import check_password
 from idp_common.storage.repos.audit import AuditEntry
 from idp_common.storage.repos.credentials import get_password_hash
@@ -45,10 +45,10 @@ from idp_common.storage.repos.users import UserRecord
 from idp_common.usecases.password_change import set_password
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller
+from idp_common.web.resources import Resources
 
 log = logging.getLogger("idp.entity.credentials")
 AnyRequest = Request[Any, Any, Any]
-NOTICE_SUBJECT: Final = "Your sign-in email address was changed"
 Secret = Annotated[str, Meta(max_length=1024)]  # the policy says why a length is refused
 
 
@@ -140,24 +140,27 @@ class CredentialsController(Controller):
             answer = await profile.read_profile(
                 session, user_id, fields, resources.settings.issuer_base
             )
-        notice = BackgroundTask(_mail_notice, resources.settings, before) if moved else None
+        accept_language = request.headers.get("accept-language")
+        notice = BackgroundTask(_mail_notice, resources, before, accept_language) if moved else None
         return Response(answer, status_code=200, background=notice)
 
 
-async def _mail_notice(settings: Settings, before: UserRecord) -> None:
-    """After the answer: tell the old address. Never raises (the change stands)."""
-    message = build_message(
-        sender=settings.smtp_from,
-        to=before.email,
-        subject=NOTICE_SUBJECT,
-        text=(
-            f"Hello {before.display_name or before.email},\n\n"
-            f"The email address you sign in with at {settings.issuer_base} was just changed;\n"
-            "this address no longer signs in to that account.\n\n"
-            "If you did not make this change, contact your administrator at once.\n"
-        ),
-    )
+async def _mail_notice(
+    resources: Resources, before: UserRecord, accept_language: str | None
+) -> None:
+    """After the answer: tell the old address (``email_changed``, docs/mail-templates.md),
+    in the person's language. Never raises (the change stands)."""
+    settings = resources.settings
     try:
+        async with resources.sessions() as session:
+            message = await branded_message(
+                session,
+                settings,
+                kind="email_changed",
+                locale=await person_mail_locale(session, before.id, accept_language),
+                to=before.email,
+                values={"name": before.display_name or before.email, "site": settings.issuer_base},
+            )
         await send_mail(settings.smtp_url, message)
     except MailError as exc:
         log.warning("email change notice for person %s not sent (%s)", before.id, exc)

@@ -24,6 +24,7 @@ from litestar.response import Stream
 from idp_common.avatars.names import AVATAR_PATH, CONTENT_TYPES, content_type_of, is_valid_name
 from idp_common.avatars.store import AvatarStore, StoreUnavailable, open_store
 from idp_common.errors import NotFound, ServiceUnavailable
+from idp_common.storage.repos.brands import BRAND_PATH, is_logo_name
 from idp_common.web.caller import resources_of
 
 STATE_KEY: Final = "avatar_store"
@@ -100,4 +101,39 @@ class MediaController(Controller):
         return Stream(photo.chunks, media_type=content_type, headers=headers)
 
 
-ROUTES = [MediaController]
+class BrandMediaController(Controller):
+    """``GET /media/brand/{name}``: a logo of the brand (issue #28, docs/branding.md), served
+    as the photos are. Names are content-addressed (``brand-<sha256>.<ext>``), so an answer
+    never changes and may be cached for good."""
+
+    path = BRAND_PATH.rstrip("/")
+    tags = ["media"]
+
+    @get(
+        "/{name:str}",
+        operation_id="getBrandLogo",
+        summary="A logo of the brand",
+        description="Public: no token. The logo named in a brand's `logoUri`, cacheable "
+        f"(`Cache-Control: {AVATAR_CACHE}`). 404 for an unknown name, 503 when no image "
+        "store is configured.",
+        operation_class=AvatarDownload,
+    )
+    async def read_logo(self, request: Request[Any, Any, Any], name: str) -> Stream:
+        if not is_logo_name(name):
+            raise NotFound("no such logo", code="media.not_found")
+        store = avatar_store(request)
+        if store is None:
+            raise no_store()
+        try:
+            logo = await store.open(name)
+        except StoreUnavailable:
+            raise store_down() from None
+        if logo is None:
+            raise NotFound("no such logo", code="media.not_found")
+        headers = {"Cache-Control": AVATAR_CACHE, "Cross-Origin-Resource-Policy": "cross-origin"}
+        if logo.length is not None:
+            headers["Content-Length"] = str(logo.length)
+        return Stream(logo.chunks, media_type=content_type_of(name), headers=headers)
+
+
+ROUTES = [MediaController, BrandMediaController]

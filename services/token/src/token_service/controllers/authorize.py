@@ -253,6 +253,7 @@ async def to_sign_in(
         login_hint=req.login_hint,
         acr_values=list(req.acr_values),
         dpop_jkt=req.dpop_jkt,
+        ui_locales=list(req.ui_locales),
     )
     if session is not None:  # signed in already: only consent is missing
         challenge.step = "consent"

@@ -73,6 +73,7 @@ async def token_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
     req = to_struct({**form, **lists}, TokenRequest, allowed)
     response = await grant.handle(req, client, deps)
     count_token_issued(grant_type, confidential=client.is_confidential)
+    deps.ctx.issued.add(grant_type, client.client_id)  # memory only; written in the background
     return with_nonce(json_response(response), deps)
 
 

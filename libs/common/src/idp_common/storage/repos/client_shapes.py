@@ -13,7 +13,10 @@ The properties of issue #25 keep their registry names on the wire too
 provider's own are camelCase (``securityProfile``, ``tokenExchangeAudiences``).
 
 Issue #27: ``allowedWebOrigins``, the stored list (empty: the redirect URIs' origins
-apply, :attr:`ClientRecord.web_origins`)."""
+apply, :attr:`ClientRecord.web_origins`).
+
+Issue #28: ``logoUri``, ``tosUri``, ``policyUri`` (RFC 7591 ``logo_uri``, ``tos_uri``,
+``policy_uri``), read-only, from the client's own brand row."""
 
 from __future__ import annotations
 
@@ -104,6 +107,11 @@ class ClientRead(msgspec.Struct, frozen=True, rename="camel"):
     security_profile: str | None
     token_exchange_audiences: list[str]
     allowed_web_origins: list[str]
+    # RFC 7591 §2 metadata from the client's own brand (issue #28): read-only here, set
+    # through /admin/clients/{client_id}/branding (storage.repos.brands.branded_clients).
+    logo_uri: str | None
+    tos_uri: str | None
+    policy_uri: str | None
 
 
 class ClientCreated(ClientRead, frozen=True, omit_defaults=True):

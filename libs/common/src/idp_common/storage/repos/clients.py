@@ -166,6 +166,9 @@ def _read(row: Client, scopes: list[str]) -> ClientRead:
         scopes=scopes,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        logo_uri=None,  # the brand's, filled by storage.repos.brands.branded_clients
+        tos_uri=None,
+        policy_uri=None,
     )
 
 

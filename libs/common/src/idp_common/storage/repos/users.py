@@ -307,3 +307,28 @@ async def update_user(
 
 async def delete_user(session: AsyncSession, user_id: uuid.UUID) -> None:
     await session.execute(delete(User).where(User.id == user_id))
+
+
+# --- the saved language (issue #28, docs/languages.md) -------------------------------------
+
+
+async def get_ui_locale(session: AsyncSession, user_id: uuid.UUID | str) -> str | None:
+    """The language the person chose for pages and mails (``users.ui_locale``); None when
+    none was chosen or the person is absent."""
+    key = parse_user_id(user_id)
+    if key is None:
+        return None
+    return await session.scalar(select(User.ui_locale).where(User.id == key))
+
+
+async def set_ui_locale(session: AsyncSession, user_id: uuid.UUID, locale: str | None) -> bool:
+    """Save the person's language (a supported tag, checked by the caller; None clears
+    it); False when the person is absent. Not a profile change: ``updated_at`` (the OIDC
+    claim) stays, against the column's on-update default."""
+    statement = (
+        update(User)
+        .where(User.id == user_id)
+        .values(ui_locale=locale, updated_at=User.updated_at)
+        .returning(User.id)
+    )
+    return (await session.execute(statement)).scalar_one_or_none() is not None

@@ -7,6 +7,7 @@ names from here.
 """
 
 from ._access import Group, GroupMember, GroupRole, Role, RoleScope, UserRole, UserScope
+from ._activity import ACTIVITY_ACTIONS, ActivityHour
 from ._api import Api, Scope
 from ._audit import AuditEvent
 from ._base import NAMING_CONVENTION, Base
@@ -28,8 +29,10 @@ from ._user import User
 from ._webhook import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
+    "ACTIVITY_ACTIONS",
     "DATA_TYPES",
     "NAMING_CONVENTION",
+    "ActivityHour",
     "Api",
     "AuditEvent",
     "AuthorizationCode",

@@ -1,0 +1,54 @@
+"""A localised, branded mail ready to send (issue #28, docs/mail-templates.md).
+
+The three mails the provider sends (password reset, a locked second factor, an email
+change) are built here: the provider's brand (``brands`` row of the provider, read in the
+caller's session), the person's language (their saved one, else the ``Accept-Language``
+of the request that caused the mail, else English) and the kind's templates
+(:mod:`idp_common.mail_templates`), as a ``multipart/alternative`` of text and HTML.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from email.message import EmailMessage
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from idp_common.config import Settings
+from idp_common.mail_templates import mail_locale, render_mail
+from idp_common.operations.mail import build_message
+from idp_common.storage.repos.brands import effective_brand
+from idp_common.storage.repos.users import get_ui_locale
+
+__all__ = ["branded_message", "person_mail_locale"]
+
+
+async def person_mail_locale(
+    session: AsyncSession, user_id: uuid.UUID | str, accept_language: str | None
+) -> str:
+    """The language of a mail to the person ``user_id`` (see the module)."""
+    return mail_locale(await get_ui_locale(session, user_id), accept_language)
+
+
+async def branded_message(
+    session: AsyncSession,
+    settings: Settings,
+    *,
+    kind: str,
+    locale: str,
+    to: str,
+    values: Mapping[str, Any],
+) -> EmailMessage:
+    """The mail ``kind`` to ``to`` in ``locale`` with the provider's brand."""
+    brand = await effective_brand(session, None, issuer_base=settings.issuer_base)
+    mail = render_mail(kind, locale, brand, values)
+    return build_message(
+        sender=settings.smtp_from,
+        to=to,
+        subject=mail.subject,
+        text=mail.text,
+        html=mail.html,
+        language=mail.locale,
+    )
