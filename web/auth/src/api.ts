@@ -6,6 +6,7 @@
 
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import type { FieldError, Problem } from "../../shared/problem";
+import { currentLocale } from "./i18n";
 
 const BASE = "/api/v1/auth";
 
@@ -34,6 +35,19 @@ export interface Challenge {
    * step itself.
    */
   passkey: boolean;
+  /** The language the server chose for this flow (`ui_locales`, saved, `Accept-Language`). */
+  locale: string | null;
+  /** The client's brand over the provider's; null when the server sent none. */
+  brand: Brand | null;
+}
+
+/** What the page shows of a brand (issue #28; docs/branding.md). */
+export interface Brand {
+  productName: string;
+  logoUri: string | null;
+  primaryColor: string | null;
+  termsUri: string | null;
+  privacyUri: string | null;
 }
 
 /** The answer of each sign-in step: go to `redirectTo` when present, else show `next`. */
@@ -118,6 +132,9 @@ async function call(method: "GET" | "POST", path: string, body?: unknown): Promi
   const init: RequestInit = { method, headers, credentials: "same-origin", cache: "no-store" };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
+    // The language the person is reading: a mail this request causes (a reset link, a
+    // lock notice) is written in it when the person has saved no language of their own.
+    headers["Accept-Language"] = currentLocale();
     init.body = JSON.stringify(body);
   }
   let response: Response;
@@ -178,7 +195,30 @@ export async function getChallenge(id: string): Promise<Challenge> {
       })),
     face: data.face === true,
     passkey: data.passkey === true,
+    locale: typeof data.locale === "string" ? data.locale : null,
+    brand: readBrand(data.brand),
   };
+}
+
+const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
+
+/** A `BrandRead` from the API, or null when it is not one. */
+export function readBrand(value: unknown): Brand | null {
+  if (!isRecord(value) || typeof value.productName !== "string") {
+    return null;
+  }
+  return {
+    productName: value.productName,
+    logoUri: text(value.logoUri),
+    primaryColor: text(value.primaryColor),
+    termsUri: text(value.termsUri),
+    privacyUri: text(value.privacyUri),
+  };
+}
+
+/** The provider's brand, for the pages without a challenge. */
+export async function getBranding(): Promise<Brand | null> {
+  return readBrand(await json(await call("GET", "/branding")));
 }
 
 export const login = (challenge: string, email: string, password: string) =>

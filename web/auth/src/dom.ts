@@ -43,10 +43,69 @@ function root(): HTMLElement {
   return app;
 }
 
+/** What builds the screen now shown, so that a change of language can build it again. */
+let build: (() => void) | null = null;
+/** What the screen now shown wants done when it goes (a camera to stop, a prompt to end). */
+let leaving: (() => void)[] = [];
+let redrawing = false;
+
+function leave(): void {
+  for (const done of leaving.splice(0)) {
+    done();
+  }
+}
+
+/**
+ * Shows the screen `render` builds (with `showScreen`) and remembers it: every screen goes
+ * through here, so that the language switcher can show it again in the new language.
+ */
+export function screen(render: () => void): void {
+  leave();
+  build = render;
+  render();
+}
+
+/** Runs `done` when the current screen is replaced (or redrawn). */
+export function whenLeft(done: () => void): void {
+  leaving.push(done);
+}
+
+/** The inputs whose value survives a redraw: what was typed, except secrets and files. */
+function keptInputs(): HTMLInputElement[] {
+  return [...root().querySelectorAll("input")].filter(
+    (input) => input.name !== "" && input.type !== "password" && input.type !== "file",
+  );
+}
+
+/**
+ * Builds the current screen again (the language changed), keeping what was typed in its
+ * text fields. Focus stays where it is (on the switcher).
+ */
+export function redrawScreen(): void {
+  if (build === null) {
+    return;
+  }
+  const typed = new Map(keptInputs().map((input) => [input.name, input.value]));
+  leave();
+  redrawing = true;
+  try {
+    build();
+  } finally {
+    redrawing = false;
+  }
+  for (const input of keptInputs()) {
+    const value = typed.get(input.name);
+    if (value !== undefined) {
+      input.value = value;
+    }
+  }
+}
+
 /**
  * Replaces the page with a new screen: sets the document title, renders the heading and
  * the content, then moves focus to the heading so that keyboard and screen-reader users
- * start at the top of the new step.
+ * start at the top of the new step (not when the same screen is redrawn in another
+ * language: focus stays on the switcher).
  */
 export function showScreen(name: string, title: string, ...content: Child[]): HTMLHeadingElement {
   document.body.dataset.screen = name; // lets tests and styles tell the screens apart
@@ -56,7 +115,9 @@ export function showScreen(name: string, title: string, ...content: Child[]): HT
   app.removeAttribute("aria-busy");
   app.replaceChildren(heading, ...content.filter((c): c is Node | string => Boolean(c)));
   document.title = title;
-  heading.focus();
+  if (!redrawing) {
+    heading.focus();
+  }
   return heading;
 }
 

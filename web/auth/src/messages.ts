@@ -1,55 +1,80 @@
-/** Wording shared by the screens: one place for the texts a person reads. */
-import { ApiError, NetworkError } from "./api";
-
-export const WRONG_CREDENTIALS = "Email or password is incorrect";
-
-/** The face step's 401: the same for an unknown person, no enrolled face or no match. */
-export const WRONG_FACE = "Email or face is incorrect";
-
-/** The face step after the password: the face did not match the enrolled one. */
-export const FACE_DOES_NOT_MATCH = "This does not look like the face enrolled for this account. Take another photo.";
-
-/** Shown on the password step when the face step answered 503. */
-export const FACE_UNAVAILABLE = "Signing in with your face is not available right now. Sign in with your password.";
-
-/** Passkeys (issue #26): while the browser asks for one, then while the server checks it. */
-export const PASSKEY_WAITING = "Waiting for your passkey…";
-export const PASSKEY_CHECKING = "Checking your passkey…";
-
-/** The prompt was closed or timed out: said quietly, nothing is wrong. */
-export const PASSKEY_CANCELLED = "No passkey was used. You can try again.";
-
-/** A refused passkey at sign-in: one message whatever the cause, as for the password. */
-export const PASSKEY_REFUSED = "That passkey could not sign you in. Try again, or sign in with your password.";
-
-/** A refused passkey as the second step: it is not one of this account's. */
-export const PASSKEY_NOT_ACCEPTED = "That passkey is not one of this account's. Try again with a passkey of this account.";
-
-/** The browser cannot use a passkey here (no authenticator, unsupported, blocked). */
-export const PASSKEY_UNAVAILABLE = "This browser could not use a passkey here. Try again, or sign in another way.";
+/**
+ * Wording shared by the screens, from the catalogue (src/i18n.ts), and what the page says
+ * for a server problem: a `code` it knows has its own text in every language; an unknown
+ * one shows the server's sentence as given.
+ */
+import { ApiError, NetworkError, type Problem } from "./api";
+import { t } from "./i18n";
 
 /** The message for a 429, with the wait taken from `Retry-After`. */
 export function tooManyAttempts(seconds: number | null): string {
   if (seconds === null) {
-    return "Too many attempts. Wait a moment, then try again.";
+    return t("error.tooManyAttemptsNoWait");
   }
-  const unit = seconds === 1 ? "second" : "seconds";
-  return `Too many attempts. Try again in ${seconds} ${unit}.`;
+  return t("error.tooManyAttempts", { seconds });
+}
+
+/** Texts of the problem codes the page knows, whatever the status. */
+function knownCode(problem: Problem): string | null {
+  switch (problem.code) {
+    case "auth.totp_unavailable":
+      return t("totp.unavailable");
+    case "auth.session_mismatch":
+      return t("consent.sessionMismatch");
+    case "auth.device_code_invalid":
+      return t("device.codeInvalid");
+    case "auth.device_nothing_to_grant":
+      return t("device.nothingToGrant");
+    case "face.photo_unchecked":
+      return t("face.error.unchecked");
+    default:
+      return null;
+  }
 }
 
 /** A message for an error that no screen handles specifically. */
 export function genericMessage(error: unknown): string {
   if (error instanceof NetworkError) {
-    return "We could not reach the server. Check your connection and try again.";
+    return t("error.network");
   }
   if (error instanceof ApiError && error.status === 429) {
     return tooManyAttempts(error.retryAfter);
   }
-  return "Something went wrong on our side. Try again in a moment.";
+  if (error instanceof ApiError) {
+    const known = knownCode(error.problem);
+    if (known !== null) return known;
+  }
+  // Never a server detail here: an unexpected answer may say things not meant for people.
+  return t("error.generic");
 }
 
-/** The device page: a code that names no pending request (unknown, expired, decided). */
-export const DEVICE_CODE_INVALID = "That code is not valid. Check the code on your device: it may have expired.";
+/** The face model's refusals (HTTP 422, `face.*`; idp_common.face.errors). */
+export function faceProblem(code: string | undefined, serverText: string): string | null {
+  switch (code) {
+    case "face.no_face":
+      return t("face.error.noFace");
+    case "face.several_faces": {
+      // The count is only in the server's sentence ("3 faces were found; …").
+      const count = /^(\d+)\b/.exec(serverText.trim());
+      return count ? t("face.error.severalFaces", { count: Number(count[1]) }) : t("face.error.moreThanOneFace");
+    }
+    case "face.too_small":
+      return t("face.error.tooSmall");
+    case "face.too_blurry":
+      return t("face.error.tooBlurry");
+    case "face.too_many_pixels":
+      return t("face.error.tooManyPixels");
+    case "face.unreadable_image":
+      return t("face.error.unreadable");
+    default:
+      return null;
+  }
+}
 
-/** The device page: what was typed cannot be a code. */
-export const DEVICE_CODE_MALFORMED = "Enter the 8-letter code shown on your device, like BCDF-GHJK.";
+/** The password policy's refusals (422 `auth.password_policy`, one message per reason). */
+export function passwordProblem(code: string | undefined, serverText: string): string {
+  if (code !== "auth.password_policy") return serverText;
+  if (serverText.startsWith("is too common")) return t("resetConfirm.tooCommon");
+  if (serverText.startsWith("must not contain")) return t("resetConfirm.containsName");
+  return serverText;
+}

@@ -3,6 +3,7 @@
  * picks its screen from `location.pathname` (and the query string) once, at load.
  */
 import { readChallenge, readToken } from "./challenge";
+import { showProviderBrand } from "./chrome";
 import { readUserCode } from "./device-code";
 import { showDevice } from "./screens/device";
 import { showErrorPage, showLoggedOut } from "./screens/message";
@@ -19,11 +20,17 @@ export function routeOf(pathname: string): string {
 }
 
 export async function route(location: Location): Promise<void> {
-  switch (routeOf(location.pathname)) {
+  const path = routeOf(location.pathname);
+  if (path !== "" && path !== "login") {
+    // No challenge here: the provider's brand (the sign-in flow shows its client's).
+    void showProviderBrand();
+  }
+  switch (path) {
     case "":
     case "login": {
       const challenge = readChallenge(location.search);
       if (challenge === null) {
+        void showProviderBrand();
         showErrorPage("missing");
       } else {
         await startSignIn(challenge);

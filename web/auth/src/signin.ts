@@ -5,7 +5,9 @@
  */
 import { browserSupportsWebAuthn } from "@simplewebauthn/browser";
 import { ApiError, NetworkError, getChallenge, type Challenge, type Step, type StepResult } from "./api";
+import { showBrand, showProviderBrand } from "./chrome";
 import type { Form } from "./dom";
+import { adoptServerLocale } from "./i18n";
 import { genericMessage } from "./messages";
 import { showConsent } from "./screens/consent";
 import { showLogin } from "./screens/login";
@@ -87,6 +89,8 @@ export class SignInFlow implements StepContext {
       // Whether the code step also offers a passkey depends on the person, known now.
       this.challenge = await this.challengeOrAsBefore();
     }
+    // Now that the person is known, the server may answer their saved language.
+    await adoptServerLocale(this.challenge.locale);
     this.show(result.next);
     return false;
   }
@@ -135,6 +139,7 @@ export async function startSignIn(challengeId: string): Promise<void> {
   try {
     challenge = await getChallenge(challengeId);
   } catch (error) {
+    void showProviderBrand();
     if (error instanceof ApiError && GONE.has(error.status)) {
       showErrorPage("expired");
     } else if (error instanceof NetworkError) {
@@ -143,6 +148,12 @@ export async function startSignIn(challengeId: string): Promise<void> {
       showErrorPage("unexpected");
     }
     return;
+  }
+  await adoptServerLocale(challenge.locale);
+  if (challenge.brand === null) {
+    void showProviderBrand();
+  } else {
+    showBrand(challenge.brand);
   }
   new SignInFlow(challenge).show(challenge.next);
 }

@@ -5,9 +5,13 @@
  * back here with the code (`POST /api/v1/auth/device/signin` answers where to go).
  */
 import { ApiError, decideDevice, deviceSignIn, lookupDevice, type DeviceRequest } from "../api";
-import { formatUserCode, normaliseUserCode } from "../device-code";
-import { Field, Form, button, h, showScreen } from "../dom";
-import { DEVICE_CODE_INVALID, DEVICE_CODE_MALFORMED, genericMessage, tooManyAttempts } from "../messages";
+import { USER_CODE_LENGTH, formatUserCode, normaliseUserCode } from "../device-code";
+import { Field, Form, button, h, screen, showScreen } from "../dom";
+import { t, tNodes } from "../i18n";
+import { genericMessage, tooManyAttempts } from "../messages";
+
+/** The example code of the hints (letters of the user-code alphabet). */
+const EXAMPLE = "BCDF-GHJK";
 
 /** Goes to `target` when it is an http(s) URL; true while the browser navigates. */
 function go(target: string | undefined): boolean {
@@ -28,7 +32,7 @@ function problemText(error: unknown): string | null {
     return null;
   }
   if (error instanceof ApiError && error.status === 404) {
-    return DEVICE_CODE_INVALID;
+    return t("device.codeInvalid");
   }
   if (error instanceof ApiError && error.status === 429) {
     return tooManyAttempts(error.retryAfter);
@@ -37,22 +41,26 @@ function problemText(error: unknown): string | null {
 }
 
 /** The code form; `notice` is shown above it (why the person is asked again). */
-export function showDeviceCodeForm(prefill: string | null, notice: string | null = null): void {
+export function showDeviceCodeForm(prefill: string | null, notice: (() => string) | null = null): void {
+  screen(() => renderDeviceCodeForm(prefill, notice));
+}
+
+function renderDeviceCodeForm(prefill: string | null, notice: (() => string) | null): void {
   const code = new Field({
     name: "user_code",
-    label: "Code",
+    label: t("device.codeLabel"),
     autocomplete: "off",
     spellcheck: false,
-    hint: "8 letters, like BCDF-GHJK",
+    hint: t("device.codeHint", { letters: USER_CODE_LENGTH, example: EXAMPLE }),
     ...(prefill === null ? {} : { value: prefill }),
   });
   code.input.setAttribute("autocapitalize", "characters");
 
-  const form = new Form([code], [button("Continue")], async (form) => {
+  const form = new Form([code], [button(t("device.continue"))], async (form) => {
     form.clearErrors();
     const typed = normaliseUserCode(code.value);
     if (typed === null) {
-      form.showFieldErrors([{ field: "user_code", message: DEVICE_CODE_MALFORMED }]);
+      form.showFieldErrors([{ field: "user_code", message: t("device.codeMalformed", { letters: USER_CODE_LENGTH, example: EXAMPLE }) }]);
       return false;
     }
     const shown = formatUserCode(typed);
@@ -76,15 +84,19 @@ export function showDeviceCodeForm(prefill: string | null, notice: string | null
 
   showScreen(
     "device-code",
-    "Connect a device",
-    notice === null ? null : h("p", { class: "notice" }, notice),
-    h("p", {}, "Enter the code shown on the device you want to connect to your account."),
+    t("device.title"),
+    notice === null ? null : h("p", { class: "notice" }, notice()),
+    h("p", {}, t("device.intro")),
     form.element,
   );
 }
 
 /** The application, the scopes and the two choices. */
 export function showDeviceApproval(request: DeviceRequest): void {
+  screen(() => renderDeviceApproval(request));
+}
+
+function renderDeviceApproval(request: DeviceRequest): void {
   const name = request.client.name || request.client.client_id;
   const decide = (approve: boolean) => async (): Promise<boolean> => {
     form.clearErrors();
@@ -96,7 +108,7 @@ export function showDeviceApproval(request: DeviceRequest): void {
         return go((await deviceSignIn(request.userCode)).redirectTo);
       }
       if (error instanceof ApiError && error.status === 404) {
-        showDeviceCodeForm(null, DEVICE_CODE_INVALID);
+        showDeviceCodeForm(null, () => t("device.codeInvalid"));
       } else {
         form.showError(text);
       }
@@ -104,23 +116,21 @@ export function showDeviceApproval(request: DeviceRequest): void {
     return false;
   };
 
-  const deny = button("Deny", { type: "button", class: "secondary-button" });
-  const actions = h("div", { class: "actions" }, button("Allow"), deny);
+  const deny = button(t("consent.deny"), { type: "button", class: "secondary-button" });
+  const actions = h("div", { class: "actions" }, button(t("consent.allow")), deny);
   const form: Form = new Form([], [actions], (): Promise<boolean> => decide(true)());
   deny.addEventListener("click", () => void form.run(decide(false)));
 
   const listId = "device-scopes";
   showScreen(
     "device-approve",
-    `Allow ${name} on your device?`,
+    t("device.approveTitle", { client: name }),
     h(
       "p",
       { class: "notice" },
-      "Only continue if you started this on your own device and it shows the code ",
-      h("strong", { class: "user-code" }, request.userCode),
-      ".",
+      ...tNodes("device.onlyContinue", { code: h("strong", { class: "user-code" }, request.userCode) }),
     ),
-    h("p", { id: `${listId}-intro` }, h("strong", {}, name), " is asking to:"),
+    h("p", { id: `${listId}-intro` }, ...tNodes("consent.asking", { client: h("strong", {}, name) })),
     h(
       "ul",
       { id: listId, class: "scopes", "aria-labelledby": `${listId}-intro` },
@@ -131,19 +141,13 @@ export function showDeviceApproval(request: DeviceRequest): void {
 }
 
 function showDeviceDecided(name: string, status: "approved" | "denied"): void {
-  if (status === "approved") {
-    showScreen(
-      "device-approved",
-      "Device connected",
-      h("p", {}, `${name} can now use your account on your device. You can close this page.`),
-    );
-  } else {
-    showScreen(
-      "device-denied",
-      "Request denied",
-      h("p", {}, `${name} was not given access. You can close this page.`),
-    );
-  }
+  screen(() => {
+    if (status === "approved") {
+      showScreen("device-approved", t("device.approvedTitle"), h("p", {}, t("device.approved", { client: name })));
+    } else {
+      showScreen("device-denied", t("device.deniedTitle"), h("p", {}, t("device.denied", { client: name })));
+    }
+  });
 }
 
 /** The page at load: with a code from the link, look it up at once when signed in. */
@@ -155,7 +159,7 @@ export async function showDevice(prefill: string | null): Promise<void> {
   try {
     showDeviceApproval(await lookupDevice(prefill));
   } catch (error) {
-    const text = problemText(error);
-    showDeviceCodeForm(prefill, text === null ? "Check that this is the code your device shows, then continue to sign in." : text);
+    // Worded when shown, so that a change of language rewords it.
+    showDeviceCodeForm(prefill, () => problemText(error) ?? t("device.checkCode"));
   }
 }

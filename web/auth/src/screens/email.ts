@@ -1,4 +1,5 @@
 import { Field } from "../dom";
+import { t } from "../i18n";
 import type { StepContext } from "./step";
 
 /**
@@ -9,7 +10,7 @@ import type { StepContext } from "./step";
 export function emailField(flow: StepContext, options: { webauthn?: boolean } = {}): Field {
   return new Field({
     name: "email",
-    label: "Email",
+    label: t("field.email"),
     type: "email",
     autocomplete: options.webauthn === true ? "username webauthn" : "username",
     inputmode: "email",

@@ -12,8 +12,9 @@
  * the server would use anyway, so the upload stays small.
  */
 import { ApiError, biometric } from "../api";
-import { Form, addDescribedBy, button, h, newId, removeDescribedBy, showScreen, statusLine } from "../dom";
-import { FACE_DOES_NOT_MATCH, WRONG_FACE } from "../messages";
+import { Form, addDescribedBy, button, h, newId, removeDescribedBy, screen, showScreen, statusLine, whenLeft } from "../dom";
+import { t } from "../i18n";
+import { faceProblem } from "../messages";
 import { clientLine } from "./client";
 import { emailField } from "./email";
 import type { StepContext } from "./step";
@@ -24,28 +25,71 @@ const MAX_SIDE = 1024;
 const SEND_AS_IS_BYTES = 2 * 1024 * 1024;
 const JPEG_QUALITY = 0.92;
 
+/** The step's texts, read from the catalogue each time (the language may change). */
 const TEXT = {
-  hint: "Look straight at the camera in good light, with only your face in the picture.",
-  useCamera: "Use the camera",
-  retryCamera: "Try the camera again",
-  anotherPhoto: "Take another photo",
-  starting: "Starting the camera…",
-  live: "The camera is on. Look at it, then take the photo.",
-  notReady: "The camera is not ready yet. Try again in a moment.",
-  taken: "Photo taken. Select Sign in to continue, or take another one.",
-  chosen: "Photo chosen. Select Sign in to continue, or choose another one.",
-  stopped: "The camera is off.",
-  ended: "The camera stopped. Try it again, or choose a photo instead.",
-  unsupported: "This browser cannot use a camera on this page. Choose a photo instead.",
-  noCamera: "No camera was found. Choose a photo instead.",
-  refused: "Camera access was refused. You can allow it in your browser's settings, or choose a photo instead.",
-  busy: "The camera is in use by another application. Close it and try again, or choose a photo instead.",
-  failed: "The camera could not be started. Choose a photo instead.",
-  noPhoto: "Take a photo with the camera or choose one",
-  unreadable: "This file is not an image we can read. Choose a JPEG or PNG photo.",
-  tooLarge: "This photo is too large. Choose a smaller one.",
-  rejected: "This photo cannot be used. Take or choose another one.",
-  checking: "Checking your face…",
+  get hint(): string {
+    return t("face.hint");
+  },
+  get useCamera(): string {
+    return t("face.useCamera");
+  },
+  get retryCamera(): string {
+    return t("face.retryCamera");
+  },
+  get anotherPhoto(): string {
+    return t("face.anotherPhoto");
+  },
+  get starting(): string {
+    return t("face.starting");
+  },
+  get live(): string {
+    return t("face.live");
+  },
+  get notReady(): string {
+    return t("face.notReady");
+  },
+  get taken(): string {
+    return t("face.taken");
+  },
+  get chosen(): string {
+    return t("face.chosen");
+  },
+  get stopped(): string {
+    return t("face.stopped");
+  },
+  get ended(): string {
+    return t("face.ended");
+  },
+  get unsupported(): string {
+    return t("face.unsupported");
+  },
+  get noCamera(): string {
+    return t("face.noCamera");
+  },
+  get refused(): string {
+    return t("face.refused");
+  },
+  get busy(): string {
+    return t("face.busy");
+  },
+  get failed(): string {
+    return t("face.failed");
+  },
+  get noPhoto(): string {
+    return t("face.noPhoto");
+  },
+  get unreadable(): string {
+    return t("face.unreadable");
+  },
+  get tooLarge(): string {
+    return t("face.tooLarge");
+  },
+  get rejected(): string {
+    return t("face.rejected");
+  },
+  get checking(): string {
+    return t("face.checking");
+  },
 };
 
 function errorName(error: unknown): string {
@@ -202,6 +246,10 @@ export interface FaceStepOptions {
 }
 
 export function showFace(flow: StepContext, options: FaceStepOptions = {}): void {
+  screen(() => renderFace(flow, options));
+}
+
+function renderFace(flow: StepContext, options: FaceStepOptions): void {
   const afterPassword = options.afterPassword === true;
   const email = emailField(flow);
 
@@ -210,22 +258,22 @@ export function showFace(flow: StepContext, options: FaceStepOptions = {}): void
   const imageError = h("p", { id: newId("face-error"), class: "field-error" });
   imageError.hidden = true;
 
-  const video = h("video", { class: "camera-preview mirrored", playsinline: true, muted: true, "aria-label": "Camera preview" });
+  const video = h("video", { class: "camera-preview mirrored", playsinline: true, muted: true, "aria-label": t("face.cameraPreview") });
   video.muted = true;
   video.hidden = true;
   const cameraStatus = statusLine();
   const cameraButton = h("button", { type: "button", class: "secondary-button" }, TEXT.useCamera);
-  const takeButton = h("button", { type: "button" }, "Take photo");
-  const stopButton = h("button", { type: "button", class: "secondary-button" }, "Turn off the camera");
+  const takeButton = h("button", { type: "button" }, t("face.takePhoto"));
+  const stopButton = h("button", { type: "button", class: "secondary-button" }, t("face.stopCamera"));
   const liveActions = h("div", { class: "actions" }, stopButton, takeButton);
   liveActions.hidden = true;
 
-  const preview = h("img", { class: "photo-preview", alt: "The photo to send" });
+  const preview = h("img", { class: "photo-preview", alt: t("face.photoAlt") });
   preview.hidden = true;
 
   const fileId = newId("face-file");
   const fileInput = h("input", { id: fileId, name: "image", type: "file", accept: "image/*", capture: "user" });
-  const fileField = h("div", { class: "field" }, h("label", { for: fileId }, "Choose a photo"), fileInput);
+  const fileField = h("div", { class: "field" }, h("label", { for: fileId }, t("face.choosePhoto")), fileInput);
 
   const described = [fileInput, cameraButton, takeButton];
   for (const element of described) {
@@ -236,7 +284,7 @@ export function showFace(flow: StepContext, options: FaceStepOptions = {}): void
   const fieldset = h(
     "fieldset",
     { class: "photo" },
-    h("legend", {}, "Your face"),
+    h("legend", {}, t("face.legend")),
     hint,
     video,
     preview,
@@ -438,7 +486,7 @@ export function showFace(flow: StepContext, options: FaceStepOptions = {}): void
   });
 
   // --- the form ---
-  const submit = button("Sign in");
+  const submit = button(t("face.submit"));
   const progress = statusLine();
   const form = new Form(afterPassword ? [] : [email], [fieldset, submit, progress], async (form) => {
     form.clearErrors();
@@ -450,9 +498,9 @@ export function showFace(flow: StepContext, options: FaceStepOptions = {}): void
     if (afterPassword) {
       // the challenge already names the person
     } else if (address === "") {
-      missing.push({ field: "email", message: "Enter your email address" });
+      missing.push({ field: "email", message: t("field.email.missing") });
     } else if (!address.includes("@")) {
-      missing.push({ field: "email", message: "Enter an email address like name@example.com" });
+      missing.push({ field: "email", message: t("field.email.invalid") });
     }
     const sent = photo;
     if (sent === null) {
@@ -484,19 +532,23 @@ export function showFace(flow: StepContext, options: FaceStepOptions = {}): void
       if (!(error instanceof ApiError)) {
         flow.fail(error, form);
       } else if (error.status === 401 && afterPassword) {
-        form.showError(FACE_DOES_NOT_MATCH, [fileInput]);
+        form.showError(t("face.doesNotMatch"), [fileInput]);
       } else if (error.status === 401) {
         // One message whatever the cause, as on the password step.
-        form.showError(WRONG_FACE, [email.input, fileInput]);
+        form.showError(t("face.wrong"), [email.input, fileInput]);
       } else if (error.status === 422) {
         const errors = error.problem.errors ?? [];
-        const onImage = errors.filter((e) => e.field === "image").map((e) => e.message);
+        // A refusal the page knows (no face, several…) in the current language; else as sent.
+        const onImage = errors
+          .filter((e) => e.field === "image")
+          .map((e) => faceProblem(error.problem.code, e.message) ?? e.message);
         const others = errors.filter((e) => e.field !== "image");
         if (others.length > 0) {
           form.showFieldErrors(others);
         }
         if (onImage.length > 0 || others.length === 0) {
-          setImageError(onImage.join(" ") || error.problem.detail || TEXT.rejected);
+          const detail = error.problem.detail ?? "";
+          setImageError(onImage.join(" ") || faceProblem(error.problem.code, detail) || detail || TEXT.rejected);
           if (others.length === 0) {
             focusImageControl();
           }
@@ -518,19 +570,21 @@ export function showFace(flow: StepContext, options: FaceStepOptions = {}): void
     }
   });
 
-  const back = h("button", { type: "button", class: "secondary-button" }, "Use your password instead");
+  const back = h("button", { type: "button", class: "secondary-button" }, t("face.usePassword"));
   back.addEventListener("click", () => {
     flow.email = email.value.trim();
     leave();
     flow.show("password");
   });
 
+  // Redrawn in another language or left some other way: the camera goes off.
+  whenLeft(leave);
   showCamera("off");
   showScreen(
     "face",
-    afterPassword ? "Confirm it is you" : "Sign in with your face",
-    clientLine("to continue to", flow.challenge),
-    afterPassword && h("p", { class: "hint" }, "One more step: a photo of your face, taken now."),
+    afterPassword ? t("face.confirmTitle") : t("face.title"),
+    clientLine(flow.challenge),
+    afterPassword && h("p", { class: "hint" }, t("face.afterPasswordHint")),
     form.element,
     !afterPassword && h("div", { class: "alternative" }, back),
   );

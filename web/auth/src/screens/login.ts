@@ -8,34 +8,40 @@
  */
 import { browserSupportsWebAuthnAutofill } from "@simplewebauthn/browser";
 import { ApiError, login } from "../api";
-import { Field, Form, button, h, showScreen, statusLine } from "../dom";
-import { FACE_UNAVAILABLE, WRONG_CREDENTIALS } from "../messages";
-import { type Assertion, challengeExpired, getAssertion } from "../passkey";
+import { Field, Form, button, h, screen, showScreen, statusLine, whenLeft } from "../dom";
+import { t } from "../i18n";
+import { type Assertion, cancelCeremony, challengeExpired, getAssertion } from "../passkey";
 import { clientLine } from "./client";
 import { emailField } from "./email";
 import { finishWithPasskey, reportPasskeyFailure, signInWithPasskey } from "./passkey";
 import type { StepContext } from "./step";
 
 export function showLogin(flow: StepContext): void {
+  screen(() => renderLogin(flow));
+}
+
+function renderLogin(flow: StepContext): void {
+  // A waiting autofill ceremony must not outlive the screen (a redraw in another language).
+  whenLeft(cancelCeremony);
   const email = emailField(flow, { webauthn: flow.offersPasskey });
   const password = new Field({
     name: "password",
-    label: "Password",
+    label: t("field.password"),
     type: "password",
     autocomplete: "current-password",
   });
 
-  const form = new Form([email, password], [button("Sign in")], async (form) => {
+  const form = new Form([email, password], [button(t("login.submit"))], async (form) => {
     form.clearErrors();
     const address = email.value.trim();
     const missing = [];
     if (address === "") {
-      missing.push({ field: "email", message: "Enter your email address" });
+      missing.push({ field: "email", message: t("field.email.missing") });
     } else if (!address.includes("@")) {
-      missing.push({ field: "email", message: "Enter an email address like name@example.com" });
+      missing.push({ field: "email", message: t("field.email.invalid") });
     }
     if (password.value === "") {
-      missing.push({ field: "password", message: "Enter your password" });
+      missing.push({ field: "password", message: t("field.password.missing") });
     }
     if (form.showFieldErrors(missing)) {
       return false;
@@ -46,7 +52,7 @@ export function showLogin(flow: StepContext): void {
       if (error instanceof ApiError && error.status === 401) {
         // One message whatever the cause: the page never tells which part was wrong.
         password.input.value = "";
-        form.showError(WRONG_CREDENTIALS, [email.input, password.input]);
+        form.showError(t("login.wrongCredentials"), [email.input, password.input]);
       } else {
         flow.fail(error, form);
       }
@@ -59,23 +65,23 @@ export function showLogin(flow: StepContext): void {
     others.push(...passkeyChoice(flow, form));
   }
   if (flow.offersFace) {
-    const faceButton = h("button", { type: "button", class: "secondary-button" }, "Sign in with your face");
+    const faceButton = h("button", { type: "button", class: "secondary-button" }, t("login.withFace"));
     faceButton.addEventListener("click", () => {
       flow.email = email.value.trim();
       flow.chooseFace();
     });
     others.push(faceButton);
   }
-  const choices = others.length > 0 && h("div", { class: "alternative" }, h("p", { class: "divider" }, "or"), ...others);
+  const choices = others.length > 0 && h("div", { class: "alternative" }, h("p", { class: "divider" }, t("login.or")), ...others);
 
   showScreen(
     "login",
-    "Sign in",
-    clientLine("to continue to", flow.challenge),
-    flow.challenge.face && flow.faceUnavailable && h("p", { class: "notice", role: "status" }, FACE_UNAVAILABLE),
+    t("login.title"),
+    clientLine(flow.challenge),
+    flow.challenge.face && flow.faceUnavailable && h("p", { class: "notice", role: "status" }, t("login.faceUnavailable")),
     form.element,
     choices,
-    h("p", { class: "secondary" }, h("a", { href: `${import.meta.env.BASE_URL}reset` }, "Forgot your password?")),
+    h("p", { class: "secondary" }, h("a", { href: `${import.meta.env.BASE_URL}reset` }, t("login.forgot"))),
   );
 }
 
@@ -88,7 +94,7 @@ export function showLogin(flow: StepContext): void {
  */
 function passkeyChoice(flow: StepContext, form: Form): HTMLElement[] {
   const status = statusLine();
-  const passkeyButton = h("button", { type: "button", class: "secondary-button" }, "Sign in with a passkey");
+  const passkeyButton = h("button", { type: "button", class: "secondary-button" }, t("login.withPasskey"));
   form.alsoDisable(passkeyButton);
   /** Bumped by each button press: an autofill ceremony started before it steps aside. */
   let generation = 0;

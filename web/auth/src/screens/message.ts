@@ -1,54 +1,42 @@
 /** Screens that only say something: signed out, errors, done. */
-import { h, showScreen } from "../dom";
+import { h, screen, showScreen } from "../dom";
+import { t } from "../i18n";
 
 export type ErrorKind = "missing" | "expired" | "network" | "unexpected" | "not-found";
 
-const ERRORS: Record<ErrorKind, { title: string; text: string }> = {
-  missing: {
-    title: "Start from your application",
-    text: "This page is opened by an application that asks you to sign in. Go back to the application and start signing in from there.",
-  },
-  expired: {
-    title: "This sign-in request has expired",
-    text: "Sign-in requests are only valid for a few minutes, or this one was already used. Go back to the application and start signing in again.",
-  },
-  network: {
-    title: "We could not reach the server",
-    text: "Check your connection, then try again.",
-  },
-  unexpected: {
-    title: "Something went wrong",
-    text: "Go back to the application and start signing in again. If it keeps happening, contact your administrator.",
-  },
-  "not-found": {
-    title: "Page not found",
-    text: "There is nothing at this address. Go back to the application and start signing in from there.",
-  },
-};
+/** Each error page's title and text, in the current language. */
+function errorTexts(kind: ErrorKind): { title: string; text: string } {
+  switch (kind) {
+    case "missing":
+      return { title: t("error.missing.title"), text: t("error.missing.text") };
+    case "expired":
+      return { title: t("error.expired.title"), text: t("error.expired.text") };
+    case "network":
+      return { title: t("error.network.title"), text: t("error.network.text") };
+    case "unexpected":
+      return { title: t("error.unexpected.title"), text: t("error.unexpected.text") };
+    case "not-found":
+      return { title: t("error.notFound.title"), text: t("error.notFound.text") };
+  }
+}
 
 /** A clear error page; the network error offers to reload. */
 export function showErrorPage(kind: ErrorKind): void {
-  const { title, text } = ERRORS[kind];
-  let retry: HTMLButtonElement | null = null;
-  if (kind === "network") {
-    retry = h("button", { type: "button" }, "Try again");
-    retry.addEventListener("click", () => window.location.reload());
-  }
-  showScreen(`error-${kind}`, title, h("p", { class: "notice notice-error" }, text), retry);
+  screen(() => {
+    const { title, text } = errorTexts(kind);
+    let retry: HTMLButtonElement | null = null;
+    if (kind === "network") {
+      retry = h("button", { type: "button" }, t("error.retry"));
+      retry.addEventListener("click", () => window.location.reload());
+    }
+    showScreen(`error-${kind}`, title, h("p", { class: "notice notice-error" }, text), retry);
+  });
 }
 
 export function showLoggedOut(): void {
-  showScreen(
-    "logged-out",
-    "You are signed out",
-    h("p", {}, "You can close this window, or go back to an application to sign in again."),
-  );
+  screen(() => showScreen("logged-out", t("loggedOut.title"), h("p", {}, t("loggedOut.text"))));
 }
 
 export function showDone(): void {
-  showScreen(
-    "done",
-    "You are signed in",
-    h("p", {}, "This sign-in request is complete. Go back to the application to continue."),
-  );
+  screen(() => showScreen("done", t("done.title"), h("p", {}, t("done.text"))));
 }

@@ -7,16 +7,9 @@
  *   what went wrong.
  */
 import { ApiError, passkey } from "../api";
-import { Form, button, h, showScreen, statusLine } from "../dom";
-import {
-  PASSKEY_CANCELLED,
-  PASSKEY_CHECKING,
-  PASSKEY_NOT_ACCEPTED,
-  PASSKEY_REFUSED,
-  PASSKEY_UNAVAILABLE,
-  PASSKEY_WAITING,
-} from "../messages";
-import { type Assertion, ceremonyFailure, getAssertion } from "../passkey";
+import { Form, button, h, screen, showScreen, statusLine, whenLeft } from "../dom";
+import { t } from "../i18n";
+import { type Assertion, cancelCeremony, ceremonyFailure, getAssertion } from "../passkey";
 import { clientLine } from "./client";
 import type { StepContext } from "./step";
 
@@ -25,7 +18,7 @@ export type Factor = "first" | "second";
 
 /** Sends the browser's answer; true when the browser is navigating away. */
 export async function finishWithPasskey(flow: StepContext, assertion: Assertion, status: HTMLElement): Promise<boolean> {
-  status.textContent = PASSKEY_CHECKING;
+  status.textContent = t("passkey.checking");
   const result = await passkey(flow.challenge.id, assertion.credential);
   status.textContent = "";
   return flow.advance(result);
@@ -44,17 +37,17 @@ export function reportPasskeyFailure(
     case "superseded":
       return;
     case "cancelled":
-      status.textContent = PASSKEY_CANCELLED;
+      status.textContent = t("passkey.cancelled");
       return;
     case "unavailable":
-      form.showError(PASSKEY_UNAVAILABLE);
+      form.showError(t("passkey.unavailable"));
       return;
     case null:
       break;
   }
   if (error instanceof ApiError && error.status === 401) {
     // One message whatever the cause (unknown passkey, another person's, expired...).
-    form.showError(factor === "first" ? PASSKEY_REFUSED : PASSKEY_NOT_ACCEPTED);
+    form.showError(factor === "first" ? t("passkey.refused") : t("passkey.notAccepted"));
   } else {
     flow.fail(error, form);
   }
@@ -71,7 +64,7 @@ export async function signInWithPasskey(
   factor: Factor,
 ): Promise<boolean> {
   form.clearErrors();
-  status.textContent = PASSKEY_WAITING;
+  status.textContent = t("passkey.waiting");
   try {
     return await finishWithPasskey(flow, await getAssertion(flow.challenge.id), status);
   } catch (error) {
@@ -82,19 +75,20 @@ export async function signInWithPasskey(
 
 /** Step "passkey": the second step, with one of the person's passkeys. */
 export function showPasskey(flow: StepContext): void {
+  screen(() => renderPasskey(flow));
+}
+
+function renderPasskey(flow: StepContext): void {
+  whenLeft(cancelCeremony);
   const status = statusLine();
-  const form: Form = new Form([], [button("Use your passkey"), status], (form) =>
+  const form: Form = new Form([], [button(t("passkey.submit")), status], (form) =>
     signInWithPasskey(flow, form, status, "second"),
   );
   showScreen(
     "passkey",
-    "Use your passkey",
-    clientLine("to continue to", flow.challenge),
-    h(
-      "p",
-      { class: "hint" },
-      "One more step: confirm it is you with a passkey of this account, on this device, your phone or a security key.",
-    ),
+    t("passkey.title"),
+    clientLine(flow.challenge),
+    h("p", { class: "hint" }, t("passkey.hint")),
     form.element,
   );
 }

@@ -1,48 +1,57 @@
 /** `/auth/reset?token=…`: choose a new password with the link from the reset mail. */
 import { ApiError, confirmPasswordReset } from "../api";
-import { Field, Form, button, h, showScreen } from "../dom";
-import { genericMessage } from "../messages";
+import { Field, Form, button, h, screen, showScreen } from "../dom";
+import { t } from "../i18n";
+import { genericMessage, passwordProblem } from "../messages";
 
 /** The password policy (DESIGN.md §2 "Sign-in"); the API also refuses common passwords. */
 const MIN_LENGTH = 8;
 const MAX_LENGTH = 128;
 
-export const PASSWORD_CHANGED = "Password changed — sign in again from your application.";
-
 function expiredLink(): HTMLParagraphElement[] {
   return [
-    h("p", {}, "This link has expired or was already used."),
-    h("p", {}, h("a", { href: `${import.meta.env.BASE_URL}reset` }, "Ask for a new link")),
+    h("p", {}, t("resetConfirm.expired")),
+    h("p", {}, h("a", { href: `${import.meta.env.BASE_URL}reset` }, t("resetConfirm.askAgain"))),
   ];
 }
 
 export function showResetConfirm(token: string): void {
+  screen(() => renderResetConfirm(token));
+}
+
+function showPasswordChanged(): void {
+  screen(() =>
+    showScreen("reset-done", t("resetConfirm.doneTitle"), h("p", { class: "notice" }, t("resetConfirm.done"))),
+  );
+}
+
+function renderResetConfirm(token: string): void {
   const password = new Field({
     name: "password",
-    label: "New password",
+    label: t("resetConfirm.new"),
     type: "password",
     autocomplete: "new-password",
-    hint: `${MIN_LENGTH} to ${MAX_LENGTH} characters. Very common passwords are refused.`,
+    hint: t("resetConfirm.hint", { min: MIN_LENGTH, max: MAX_LENGTH }),
   });
   const confirmation = new Field({
     name: "confirmation",
-    label: "Confirm new password",
+    label: t("resetConfirm.confirm"),
     type: "password",
     autocomplete: "new-password",
   });
 
-  const form = new Form([password, confirmation], [button("Change password")], async (form) => {
+  const form = new Form([password, confirmation], [button(t("resetConfirm.submit"))], async (form) => {
     form.clearErrors();
     const value = password.value;
     const length = [...value].length; // code points, as the API counts them
     const problems = [];
     if (length < MIN_LENGTH) {
-      problems.push({ field: "password", message: `Use at least ${MIN_LENGTH} characters` });
+      problems.push({ field: "password", message: t("resetConfirm.tooShort", { min: MIN_LENGTH }) });
     } else if (length > MAX_LENGTH) {
-      problems.push({ field: "password", message: `Use at most ${MAX_LENGTH} characters` });
+      problems.push({ field: "password", message: t("resetConfirm.tooLong", { max: MAX_LENGTH }) });
     }
     if (confirmation.value !== value) {
-      problems.push({ field: "confirmation", message: "The two passwords do not match" });
+      problems.push({ field: "confirmation", message: t("resetConfirm.mismatch") });
     }
     if (form.showFieldErrors(problems)) {
       return false;
@@ -54,7 +63,8 @@ export function showResetConfirm(token: string): void {
       if (error instanceof ApiError && (error.status === 404 || error.status === 410 || errors.some((e) => e.field === "token"))) {
         form.showError(expiredLink());
       } else if (error instanceof ApiError && error.status === 422 && errors.length > 0) {
-        form.showFieldErrors(errors);
+        const code = error.problem.code;
+        form.showFieldErrors(errors.map((e) => ({ field: e.field, message: passwordProblem(code, e.message) })));
       } else if (error instanceof ApiError && error.status === 400) {
         form.showError(expiredLink());
       } else {
@@ -62,9 +72,9 @@ export function showResetConfirm(token: string): void {
       }
       return false;
     }
-    showScreen("reset-done", "Password changed", h("p", { class: "notice" }, PASSWORD_CHANGED));
+    showPasswordChanged();
     return false;
   });
 
-  showScreen("reset-confirm", "Choose a new password", form.element);
+  showScreen("reset-confirm", t("resetConfirm.title"), form.element);
 }

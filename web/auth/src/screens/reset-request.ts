@@ -1,25 +1,42 @@
 /** `/auth/reset`: ask for a reset link. The answer never says whether the address exists. */
 import { ApiError, requestPasswordReset } from "../api";
-import { Field, Form, button, h, showScreen } from "../dom";
+import { Field, Form, button, h, screen, showScreen } from "../dom";
+import { t } from "../i18n";
 import { genericMessage } from "../messages";
 
-export const RESET_SENT = "If an account exists for that address, we sent a link.";
+/** How long a reset link works (DESIGN.md §2 "Sign-in"). */
+const LINK_MINUTES = 30;
 
 export function showResetRequest(): void {
+  screen(renderResetRequest);
+}
+
+function showResetSent(): void {
+  screen(() =>
+    showScreen(
+      "reset-sent",
+      t("reset.sentTitle"),
+      h("p", { class: "notice" }, t("reset.sent")),
+      h("p", {}, t("reset.sentHint", { minutes: LINK_MINUTES })),
+    ),
+  );
+}
+
+function renderResetRequest(): void {
   const email = new Field({
     name: "email",
-    label: "Email",
+    label: t("field.email"),
     type: "email",
     autocomplete: "email",
     inputmode: "email",
     spellcheck: false,
   });
 
-  const form = new Form([email], [button("Send link")], async (form) => {
+  const form = new Form([email], [button(t("reset.submit"))], async (form) => {
     form.clearErrors();
     const address = email.value.trim();
     if (!address.includes("@")) {
-      const message = address === "" ? "Enter your email address" : "Enter an email address like name@example.com";
+      const message = address === "" ? t("field.email.missing") : t("field.email.invalid");
       form.showFieldErrors([{ field: "email", message }]);
       return false;
     }
@@ -33,19 +50,9 @@ export function showResetRequest(): void {
       }
       return false;
     }
-    showScreen(
-      "reset-sent",
-      "Check your email",
-      h("p", { class: "notice" }, RESET_SENT),
-      h("p", {}, "The link works once, for 30 minutes. If nothing arrives, check the address and ask again."),
-    );
+    showResetSent();
     return false;
   });
 
-  showScreen(
-    "reset-request",
-    "Reset your password",
-    h("p", {}, "Enter the email address of your account. We will send you a link to choose a new password."),
-    form.element,
-  );
+  showScreen("reset-request", t("reset.title"), h("p", {}, t("reset.intro")), form.element);
 }

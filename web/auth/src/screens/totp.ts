@@ -3,27 +3,38 @@
  * who also has passkeys (the challenge says `passkey`), "Use a passkey instead".
  */
 import { ApiError, totp } from "../api";
-import { Field, Form, button, h, showScreen, statusLine } from "../dom";
+import { Field, Form, button, h, screen, showScreen, statusLine, whenLeft } from "../dom";
+import { t } from "../i18n";
+import { genericMessage } from "../messages";
+import { cancelCeremony } from "../passkey";
 import { clientLine } from "./client";
 import { signInWithPasskey } from "./passkey";
 import type { StepContext } from "./step";
 
+/** Digits of a one-time code (RFC 6238 as the provider issues them). */
+const DIGITS = 6;
+
 export function showTotp(flow: StepContext): void {
+  screen(() => renderTotp(flow));
+}
+
+function renderTotp(flow: StepContext): void {
+  whenLeft(cancelCeremony);
   const code = new Field({
     name: "code",
-    label: "One-time code",
+    label: t("totp.label"),
     inputmode: "numeric",
     autocomplete: "one-time-code",
-    hint: "Open your authenticator app and enter the 6-digit code it shows.",
+    hint: t("totp.hint", { digits: DIGITS }),
     spellcheck: false,
   });
   code.input.setAttribute("pattern", "[0-9]*");
 
-  const form = new Form([code], [button("Verify")], async (form) => {
+  const form = new Form([code], [button(t("totp.submit"))], async (form) => {
     form.clearErrors();
     const value = code.value.replace(/\s+/g, "");
     if (!/^\d{6}$/.test(value)) {
-      form.showFieldErrors([{ field: "code", message: "Enter the 6-digit code" }]);
+      form.showFieldErrors([{ field: "code", message: t("totp.format", { digits: DIGITS }) }]);
       return false;
     }
     try {
@@ -31,7 +42,9 @@ export function showTotp(flow: StepContext): void {
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
         code.input.value = "";
-        form.showError("That code is not correct. Check your authenticator app and try again.", [code.input]);
+        form.showError(t("totp.wrong"), [code.input]);
+      } else if (error instanceof ApiError && error.problem.code === "auth.totp_unavailable") {
+        form.showError(genericMessage(error));
       } else {
         flow.fail(error, form);
       }
@@ -42,13 +55,13 @@ export function showTotp(flow: StepContext): void {
   let passkeyChoice: HTMLDivElement | null = null;
   if (flow.offersPasskey) {
     const status = statusLine();
-    const passkeyButton = h("button", { type: "button", class: "secondary-button" }, "Use a passkey instead");
+    const passkeyButton = h("button", { type: "button", class: "secondary-button" }, t("totp.usePasskey"));
     form.alsoDisable(passkeyButton);
     passkeyButton.addEventListener("click", () => {
       void form.run(() => signInWithPasskey(flow, form, status, "second"));
     });
-    passkeyChoice = h("div", { class: "alternative" }, h("p", { class: "divider" }, "or"), passkeyButton, status);
+    passkeyChoice = h("div", { class: "alternative" }, h("p", { class: "divider" }, t("login.or")), passkeyButton, status);
   }
 
-  showScreen("totp", "Enter your code", clientLine("to continue to", flow.challenge), form.element, passkeyChoice);
+  showScreen("totp", t("totp.title"), clientLine(flow.challenge), form.element, passkeyChoice);
 }
