@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from tests.harness.browser import TIMEOUT_MS
 from tests.harness.stack import ROOT, Stack
 
 AXE = ROOT / "web" / "console" / "node_modules" / "axe-core" / "axe.min.js"
@@ -100,7 +101,9 @@ def sign_in(page: Page, stack: Stack, person: Person, path: str = "/console/") -
 
 
 def wait_for_console(page: Page) -> None:
-    expect(page).to_have_url(re.compile(r"/console/(?!callback)"))
+    # The hosted page's password check (Argon2) and the callback's token exchange and
+    # saved-language read take a few seconds on a loaded machine: more than expect's 5 s.
+    expect(page).to_have_url(re.compile(r"/console/(?!callback)"), timeout=TIMEOUT_MS)
     expect(page.get_by_role("button", name="Sign out")).to_be_visible()
     settle(page)
 

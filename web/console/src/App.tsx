@@ -1,4 +1,7 @@
 import { useEffect, useState } from "react";
+import { I18nProvider } from "react-aria-components";
+import { t, useLocale } from "./i18n";
+import { applySavedLocale } from "./i18n/preference";
 import { Screen } from "./ui/Screen";
 import { Notice } from "./ui/table";
 import { SignInFailed, beginSignIn, completeSignIn, hasScope, signedIn, takeNotice } from "./auth/session";
@@ -20,14 +23,16 @@ function useSignIn(): Phase {
     const { pathname, search } = window.location;
     if (pathname === "/console/callback") {
       completeSignIn(search).then(
-        (returnTo) => {
+        async (returnTo) => {
+          // The saved language first (briefly), so the shell does not flash another one.
+          await applySavedLocale();
           navigate(returnTo, { replace: true });
           setPhase({ kind: "ready" });
         },
         (error: unknown) =>
           setPhase({
             kind: "failed",
-            message: error instanceof SignInFailed ? error.message : "The sign-in could not be completed.",
+            message: error instanceof SignInFailed ? error.message : t("shell.signIn.notCompleted"),
           }),
       );
     } else if (new URLSearchParams(search).get("state") === "signed-out") {
@@ -49,10 +54,10 @@ function Routed() {
     if (!params) continue;
     if (!hasScope(route.scope)) {
       return (
-        <Screen title="Not available">
-          <p>Your account does not have access to this page.</p>
+        <Screen title={t("shell.notAvailable.title")}>
+          <p>{t("shell.notAvailable.text")}</p>
           <p>
-            <Link to="/console/">Go to your profile</Link>
+            <Link to="/console/">{t("shell.goToProfile")}</Link>
           </p>
         </Screen>
       );
@@ -66,40 +71,52 @@ function Routed() {
     );
   }
   return (
-    <Screen title="Page not found">
+    <Screen title={t("shell.notFound.title")}>
       <p>
-        There is no page at this address. <Link to="/console/">Go to your profile</Link>.
+        {t("shell.notFound.text")} <Link to="/console/">{t("shell.goToProfile")}</Link>
       </p>
     </Screen>
   );
 }
 
+/** The whole console in the current language: React Aria's components (and their reading
+ * direction) follow it, and the screens remount on a change so every text is read again. */
 export function App() {
+  const locale = useLocale();
+  return (
+    <I18nProvider locale={locale}>
+      <Console locale={locale} />
+    </I18nProvider>
+  );
+}
+
+function Console({ locale }: { locale: string }) {
   const phase = useSignIn();
   if (phase.kind === "failed" || phase.kind === "signed-out") {
     return (
       <main className="standalone" id="content">
-        <Screen title={phase.kind === "failed" ? "Sign-in failed" : "You are signed out"}>
+        <Screen title={phase.kind === "failed" ? t("shell.signIn.failed") : t("shell.signedOut")}>
           {phase.kind === "failed" ? <p role="alert">{phase.message}</p> : null}
           <button type="button" className="button primary" onClick={() => void beginSignIn("/console/")}>
-            Sign in
+            {t("shell.signIn.button")}
           </button>
         </Screen>
       </main>
     );
   }
-  if (phase.kind === "starting" && !signedIn()) {
+  // Still on the callback while the saved language loads (a change of language re-renders).
+  if (phase.kind === "starting" && (!signedIn() || window.location.pathname === "/console/callback")) {
     return (
       <main className="standalone" id="content">
         <p className="loading" role="status">
-          Signing in…
+          {t("common.signingIn")}
         </p>
       </main>
     );
   }
   return (
     <Shell>
-      <Routed />
+      <Routed key={locale} />
     </Shell>
   );
 }

@@ -1,5 +1,8 @@
 import { type ReactNode, useEffect, useState } from "react";
+import { LanguageSwitcher } from "./LanguageSwitcher";
 import { hasScope, signOut, signedIn } from "./auth/session";
+import { useBrand } from "./brand";
+import { t } from "./i18n";
 import { ROUTES, type Route } from "./routes";
 import { Link, useLocation } from "./router";
 
@@ -14,7 +17,7 @@ function NavList({ label, routes, path, onPick }: { label: string; routes: Route
           return (
             <li key={route.path}>
               <Link to={route.path} aria-current={active ? "page" : undefined} onClick={onPick}>
-                {route.nav}
+                {route.nav ? t(route.nav) : null}
               </Link>
             </li>
           );
@@ -25,8 +28,8 @@ function NavList({ label, routes, path, onPick }: { label: string; routes: Route
 }
 
 /**
- * The frame of every screen: a skip link, the header with the person and "Sign out", and
- * the navigation (a disclosure on narrow screens). Administration entries appear only
+ * The frame of every screen: a skip link, the header with the provider's brand, the language
+ * switcher, the person and "Sign out", and the navigation (a disclosure on narrow screens). Administration entries appear only
  * for the scopes the person's token carries.
  */
 export function Shell({ children }: { children: ReactNode }) {
@@ -35,14 +38,23 @@ export function Shell({ children }: { children: ReactNode }) {
   useEffect(() => setMenuOpen(false), [path]);
   const visible = ROUTES.filter((route) => route.nav && hasScope(route.scope));
   const identity = signedIn()?.identity;
+  const brand = useBrand();
   return (
     <div className="shell">
       <a className="skip-link" href="#content">
-        Skip to content
+        {t("shell.skipToContent")}
       </a>
       <header className="bar">
         <Link to="/console/" className="brand">
-          Identity console
+          {brand?.logoUri ? <img className="brand-logo" src={brand.logoUri} alt={brand.productName} /> : null}
+          {brand ? (
+            <>
+              {brand.logoUri ? null : <span className="brand-name">{brand.productName}</span>}
+              <span className="brand-app">{t("shell.brand.console")}</span>
+            </>
+          ) : (
+            t("shell.brand.fallback")
+          )}
         </Link>
         <button
           type="button"
@@ -51,27 +63,28 @@ export function Shell({ children }: { children: ReactNode }) {
           aria-controls="main-nav"
           onClick={() => setMenuOpen((open) => !open)}
         >
-          Menu
+          {t("shell.menu")}
         </button>
+        <LanguageSwitcher />
         <div className="who">
           <span className="who-name" title={identity?.email}>
             {identity?.name || identity?.email}
           </span>
           <button type="button" className="button" onClick={signOut}>
-            Sign out
+            {t("shell.signOut")}
           </button>
         </div>
       </header>
       <div className="layout">
-        <nav id="main-nav" aria-label="Console" className={menuOpen ? "nav open" : "nav"}>
+        <nav id="main-nav" aria-label={t("shell.nav.label")} className={menuOpen ? "nav open" : "nav"}>
           <NavList
-            label="Your account"
+            label={t("shell.nav.account")}
             routes={visible.filter((r) => r.section === "account")}
             path={path}
             onPick={() => setMenuOpen(false)}
           />
           <NavList
-            label="Administration"
+            label={t("shell.nav.admin")}
             routes={visible.filter((r) => r.section === "admin")}
             path={path}
             onPick={() => setMenuOpen(false)}

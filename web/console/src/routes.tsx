@@ -14,7 +14,9 @@ import { PermissionsScreen } from "./screens/account/PermissionsScreen";
 import { ProfileScreen } from "./screens/account/ProfileScreen";
 import { SessionsScreen } from "./screens/account/SessionsScreen";
 import { ApiScreen, ApisScreen } from "./screens/admin/ApisScreen";
+import { ActivityScreen } from "./screens/admin/ActivityScreen";
 import { AuditScreen } from "./screens/admin/AuditScreen";
+import { BrandingScreen } from "./screens/admin/BrandingScreen";
 import { ClientScreen, ClientsScreen } from "./screens/admin/ClientsScreen";
 import { GroupScreen, GroupsScreen } from "./screens/admin/GroupsScreen";
 import { ProfileFieldScreen, ProfileFieldsScreen } from "./screens/admin/ProfileFieldsScreen";
@@ -26,7 +28,7 @@ export type Section = "account" | "admin";
 
 export interface Route {
   path: string;
-  /** The navigation entry; detail screens have none. */
+  /** The message id of the navigation entry (resolved with `t` at render); detail screens have none. */
   nav?: string;
   section: Section;
   scope: string;
@@ -53,21 +55,23 @@ const admin = (path: string, nav: string, resource: string, list: Screen, detail
 };
 
 export const ROUTES: Route[] = [
-  account("", "Profile", "idp:account:read", ProfileScreen),
-  account("account/email", "Email", "idp:account:read", EmailScreen),
-  account("account/password", "Password", "idp:account:read", PasswordScreen),
-  account("account/authenticator", "Authenticator", "idp:account:read", AuthenticatorScreen),
-  account("account/passkeys", "Passkeys", "idp:account:read", PasskeysScreen),
-  account("account/face", "Face sign-in", "idp:account:read", FaceScreen),
-  account("account/sessions", "Sessions", "idp:sessions:read", SessionsScreen),
-  account("account/connections", "Connected applications", "idp:connections:read", ConnectionsScreen),
-  account("account/permissions", "My permissions", "idp:account:read", PermissionsScreen),
-  ...admin("apis", "APIs and scopes", "apis", ApisScreen, ApiScreen),
-  ...admin("clients", "Clients", "clients", ClientsScreen, ClientScreen),
-  ...admin("groups", "Groups", "groups", GroupsScreen, GroupScreen),
-  ...admin("roles", "Roles", "roles", RolesScreen, RoleScreen),
-  ...admin("users", "Users", "users", UsersScreen, UserScreen),
-  ...admin("profile-fields", "Profile fields", "profile-fields", ProfileFieldsScreen, ProfileFieldScreen),
-  ...admin("webhooks", "Webhooks", "webhooks", WebhooksScreen, WebhookScreen),
-  ...admin("audit", "Audit log", "audit", AuditScreen),
+  account("", "shell.nav.profile", "idp:account:read", ProfileScreen),
+  account("account/email", "shell.nav.email", "idp:account:read", EmailScreen),
+  account("account/password", "shell.nav.password", "idp:account:read", PasswordScreen),
+  account("account/authenticator", "shell.nav.authenticator", "idp:account:read", AuthenticatorScreen),
+  account("account/passkeys", "shell.nav.passkeys", "idp:account:read", PasskeysScreen),
+  account("account/face", "shell.nav.face", "idp:account:read", FaceScreen),
+  account("account/sessions", "shell.nav.sessions", "idp:sessions:read", SessionsScreen),
+  account("account/connections", "shell.nav.connections", "idp:connections:read", ConnectionsScreen),
+  account("account/permissions", "shell.nav.permissions", "idp:account:read", PermissionsScreen),
+  ...admin("apis", "shell.nav.apis", "apis", ApisScreen, ApiScreen),
+  ...admin("clients", "shell.nav.clients", "clients", ClientsScreen, ClientScreen),
+  ...admin("groups", "shell.nav.groups", "groups", GroupsScreen, GroupScreen),
+  ...admin("roles", "shell.nav.roles", "roles", RolesScreen, RoleScreen),
+  ...admin("users", "shell.nav.users", "users", UsersScreen, UserScreen),
+  ...admin("profile-fields", "shell.nav.profileFields", "profile-fields", ProfileFieldsScreen, ProfileFieldScreen),
+  ...admin("webhooks", "shell.nav.webhooks", "webhooks", WebhooksScreen, WebhookScreen),
+  ...admin("audit", "shell.nav.audit", "audit", AuditScreen),
+  ...admin("activity", "admin-activity.nav", "audit", ActivityScreen),
+  ...admin("branding", "admin-branding.nav", "branding", BrandingScreen),
 ];

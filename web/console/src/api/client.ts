@@ -10,6 +10,7 @@
  */
 import type { Problem } from "../../../shared/problem";
 import { beginSignIn, levelOutOfReach, refreshTokens, signedIn } from "../auth/session";
+import { t } from "../i18n";
 
 export type { FieldError, Problem } from "../../../shared/problem";
 
@@ -31,7 +32,7 @@ export class ApiError extends Error {
 /** No answer at all (offline, proxy down) or an answer that is not what was expected. */
 export class NetworkError extends Error {
   constructor() {
-    super("The provider could not be reached. Check your connection and try again.");
+    super(t("common.error.unreachable"));
     this.name = "NetworkError";
   }
 }
@@ -39,16 +40,16 @@ export class NetworkError extends Error {
 /** Thrown while the browser is on its way to the sign-in page; screens show nothing. */
 export class Redirecting extends Error {
   constructor() {
-    super("Signing in again…");
+    super(t("common.signingInAgain"));
     this.name = "Redirecting";
   }
 }
 
-export const LEVEL_OUT_OF_REACH =
-  "This change needs a sign-in with your password and an authenticator code. Set up an authenticator under Your account, then sign in again with it and repeat the change.";
+/** Why a step-up cannot succeed (two factors asked of a person without an authenticator). */
+export const levelOutOfReachText = (): string => t("common.error.levelOutOfReach");
 
-export const STEP_UP_NOTICE =
-  "You signed in again to confirm it is you. Please repeat the change you were making.";
+/** Shown after the step-up round trip, in the language of the moment it started. */
+export const stepUpNotice = (): string => t("common.error.stepUpNotice");
 
 /** `max_age` of an RFC 9470 challenge, or null when the header is not one. */
 export function stepUpMaxAge(header: string | null): number | null {
@@ -145,9 +146,9 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   if (maxAge !== null) {
     const acrValues = stepUpAcrValues(response.headers.get("WWW-Authenticate"));
     if (acrValues !== undefined && levelOutOfReach(acrValues, maxAge)) {
-      throw new ApiError(403, { status: 403, code: "console.level_out_of_reach", detail: LEVEL_OUT_OF_REACH });
+      throw new ApiError(403, { status: 403, code: "console.level_out_of_reach", detail: levelOutOfReachText() });
     }
-    await beginSignIn(currentPath(), { maxAge, acrValues, notice: STEP_UP_NOTICE });
+    await beginSignIn(currentPath(), { maxAge, acrValues, notice: stepUpNotice() });
     throw new Redirecting();
   }
   if (!response.ok) throw new ApiError(response.status, await problemOf(response));
@@ -172,13 +173,16 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** A human sentence for any error a call can raise. */
+/**
+ * A human sentence for any error a call can raise. The server's own sentences (`detail`,
+ * field messages) are shown as given; the console's own are read from the catalogue.
+ */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     const problem = error.problem;
     if (problem.errors?.length && !problem.detail) return problem.errors.map((e) => e.message).join(" ");
-    return problem.detail ?? problem.title ?? `The request failed (${error.status}).`;
+    return problem.detail ?? problem.title ?? t("common.error.failedStatus", { status: String(error.status) });
   }
   if (error instanceof NetworkError) return error.message;
-  return "Something went wrong. Try again.";
+  return t("common.error.unknown");
 }

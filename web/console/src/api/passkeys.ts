@@ -1,3 +1,5 @@
+import { t } from "../i18n";
+
 /**
  * A passkey as `GET /entity/passkeys` and `GET /admin/users/{id}/passkeys` both answer it
  * (`PasskeyRead`, issue #26), and the words the console shows for its facts.
@@ -27,22 +29,22 @@ export interface PasskeyList {
 export function passkeyBadges(passkey: PasskeyRead): { text: string; tone: "ok" | "bad" | "plain"; title?: string }[] {
   const badges: { text: string; tone: "ok" | "bad" | "plain"; title?: string }[] = [
     passkey.synced
-      ? { text: "Synced", tone: "plain", title: "Kept by a password manager or an account, on every device it syncs to." }
-      : { text: "This device only", tone: "plain", title: "Kept in one authenticator (this device or a security key)." },
+      ? { text: t("ui.passkeys.synced"), tone: "plain", title: t("ui.passkeys.syncedTitle") }
+      : { text: t("ui.passkeys.deviceOnly"), tone: "plain", title: t("ui.passkeys.deviceOnlyTitle") },
   ];
   // The backup state (WebAuthn's BS flag) only means something for a synced passkey.
   if (passkey.synced) {
     badges.push(
       passkey.backedUp
-        ? { text: "Backed up", tone: "ok", title: "Its platform has copied it off this device: losing the device does not lose it." }
-        : { text: "Not backed up yet", tone: "plain", title: "It may be synced, but has not been copied off the device yet." },
+        ? { text: t("ui.passkeys.backedUp"), tone: "ok", title: t("ui.passkeys.backedUpTitle") }
+        : { text: t("ui.passkeys.notBackedUp"), tone: "plain", title: t("ui.passkeys.notBackedUpTitle") },
     );
   }
   if (passkey.cloneSuspectedAt !== null) {
     badges.push({
-      text: "Possibly copied",
+      text: t("ui.passkeys.copied"),
       tone: "bad",
-      title: "Its signature counter went backwards: a copy of this passkey may be in use. Remove it if in doubt.",
+      title: t("ui.passkeys.copiedTitle"),
     });
   }
   return badges;
@@ -54,7 +56,7 @@ export const PASSKEY_NAME_MAX = 64;
 /** The local check of a name, or null when the API would take it. */
 export function passkeyNameProblem(name: string): string | null {
   const trimmed = name.trim();
-  if (trimmed === "") return "Enter a name for the passkey.";
-  if (trimmed.length > PASSKEY_NAME_MAX) return `Use at most ${PASSKEY_NAME_MAX} characters.`;
+  if (trimmed === "") return t("ui.passkeys.nameMissing");
+  if (trimmed.length > PASSKEY_NAME_MAX) return t("ui.passkeys.nameTooLong", { max: PASSKEY_NAME_MAX });
   return null;
 }

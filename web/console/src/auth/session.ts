@@ -8,6 +8,7 @@
  * `sessionStorage` for that trip: the PKCE verifier, `state` and the path to come back to,
  * removed as soon as the callback reads them.
  */
+import { t } from "../i18n";
 import { randomToken, s256 } from "./pkce";
 
 const CLIENT_ID = "console";
@@ -43,6 +44,8 @@ export const CONSOLE_SCOPES = [
   "idp:audit:read",
   "idp:webhooks:read",
   "idp:webhooks:write",
+  "idp:branding:read",
+  "idp:branding:write",
   "idp:scim:read",
   "idp:scim:write",
 ] as const;
@@ -199,11 +202,11 @@ async function tokenRequest(form: Record<string, string>): Promise<SignedIn> {
       credentials: "omit",
     });
   } catch {
-    throw new SignInFailed("The provider could not be reached.");
+    throw new SignInFailed(t("shell.signIn.unreachable"));
   }
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   if (!response.ok || typeof body.access_token !== "string" || typeof body.id_token !== "string") {
-    throw new SignInFailed("The sign-in could not be completed.", text(body.error) || null);
+    throw new SignInFailed(t("shell.signIn.notCompleted"), text(body.error) || null);
   }
   const claims = claimsOf(body.id_token);
   const lifetime = typeof body.expires_in === "number" ? body.expires_in : 300;
@@ -230,14 +233,14 @@ export async function completeSignIn(search: string): Promise<string> {
   const params = new URLSearchParams(search);
   const pending = readPending();
   if (!pending || params.get("state") !== pending.state) {
-    throw new SignInFailed("This sign-in was not started here, or was already used.");
+    throw new SignInFailed(t("shell.signIn.notStartedHere"));
   }
   const error = params.get("error");
   if (error) {
-    throw new SignInFailed(params.get("error_description") ?? "The sign-in was refused.", error);
+    throw new SignInFailed(params.get("error_description") ?? t("shell.signIn.refused"), error);
   }
   const code = params.get("code");
-  if (!code) throw new SignInFailed("The provider sent no authorization code.");
+  if (!code) throw new SignInFailed(t("shell.signIn.noCode"));
   current = await tokenRequest({
     grant_type: "authorization_code",
     code,

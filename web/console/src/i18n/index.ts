@@ -14,7 +14,8 @@ export type Catalogue = Record<string, string>;
 type Values = Record<string, string | number | boolean | Date | null | undefined>;
 
 const ENGLISH_AREAS = import.meta.glob<Catalogue>("./messages/*/en.json", { eager: true, import: "default" });
-const ALL_AREAS = import.meta.glob<Catalogue>("./messages/*/*.json", { import: "default" });
+// English is bundled above; the other languages are chunks loaded when chosen.
+const ALL_AREAS = import.meta.glob<Catalogue>(["./messages/*/*.json", "!./messages/*/en.json"], { import: "default" });
 
 /** Every English message, all areas merged. */
 export const ENGLISH: Catalogue = Object.assign({}, ...Object.values(ENGLISH_AREAS)) as Catalogue;

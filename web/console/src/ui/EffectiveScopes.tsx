@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { type EffectiveScope, type ScopeSource, sourceKey } from "../api/permissions";
+import { t } from "../i18n";
 import { DataTable } from "./table";
 
 /** Each scope a person holds with every reason, said by `why` (the admin and the self-service wording differ). */
@@ -25,7 +26,7 @@ export function EffectiveScopesTable({
       rowKey={(item) => item.scope}
       empty={empty}
       columns={[
-        { header: "Scope", rowHeader: true, cell: (item) => <code>{item.scope}</code> },
+        { header: t("ui.scopes.scope"), rowHeader: true, cell: (item) => <code>{item.scope}</code> },
         {
           header: whyHeader,
           cell: (item) => (

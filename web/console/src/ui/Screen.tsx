@@ -1,4 +1,5 @@
-import { type ReactNode, useEffect, useRef } from "react";
+import { type ReactNode, useEffect, useId, useRef } from "react";
+import { currentLocale, t } from "../i18n";
 
 interface ScreenProps {
   title: string;
@@ -11,6 +12,8 @@ interface ScreenProps {
 
 /** The first screen after a page load leaves focus at the top (the skip link comes first). */
 let pageJustLoaded = true;
+/** The language the last screen was shown in: a change of language alone moves no focus. */
+let shownIn = currentLocale();
 
 /**
  * One screen: `document.title` names it, and when the person moves to it within the page
@@ -19,9 +22,11 @@ let pageJustLoaded = true;
 export function Screen({ title, intro, actions, children }: ScreenProps) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${title} · Console`;
+    document.title = t("shell.documentTitle", { title });
+    const languageChanged = shownIn !== currentLocale();
+    shownIn = currentLocale();
     if (pageJustLoaded) pageJustLoaded = false;
-    else heading.current?.focus();
+    else if (!languageChanged) heading.current?.focus();
   }, [title]);
   return (
     <section className="screen" aria-labelledby="screen-title">
@@ -39,7 +44,9 @@ export function Screen({ title, intro, actions, children }: ScreenProps) {
 
 /** A titled part of a screen. */
 export function Panel({ title, children, id }: { title: string; children: ReactNode; id?: string }) {
-  const headingId = `panel-${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+  // Not derived from the title: in Arabic every title would give the same id.
+  const generated = useId();
+  const headingId = `panel-${id ?? generated}`;
   return (
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>{title}</h2>

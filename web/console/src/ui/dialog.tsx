@@ -5,6 +5,7 @@
 import { type ReactNode, useState } from "react";
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from "react-aria-components";
 import { describeError } from "../api/client";
+import { t } from "../i18n";
 
 /**
  * A button that asks before doing something that cannot be undone ("Delete", "End all
@@ -63,14 +64,14 @@ export function ConfirmButton({
             ) : null}
             <div className="dialog-actions">
               <Button className="button" onPress={() => setOpen(false)} isDisabled={busy}>
-                Cancel
+                {t("common.cancel")}
               </Button>
               <Button
                 className={danger ? "button danger" : "button primary"}
                 onPress={() => void confirm()}
                 isDisabled={busy}
               >
-                {busy ? "Working…" : confirmLabel}
+                {busy ? t("common.working") : confirmLabel}
               </Button>
             </div>
           </Dialog>
@@ -108,7 +109,7 @@ export function RevealOnce({
           </div>
           <div className="dialog-actions">
             <Button className="button primary" onPress={onClose}>
-              I have saved it
+              {t("ui.dialog.savedIt")}
             </Button>
           </div>
         </Dialog>

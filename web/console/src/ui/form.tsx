@@ -16,6 +16,7 @@ import {
   useState,
 } from "react";
 import { ApiError, Redirecting, describeError } from "../api/client";
+import { t } from "../i18n";
 
 /** The state of one submission: busy while it runs, then the error it raised, if any. */
 export interface Submission {
@@ -114,7 +115,7 @@ export function FormErrors({ submission }: { submission: Submission }) {
   if (error instanceof Redirecting) {
     return (
       <p className="loading" role="status">
-        Signing in again…
+        {t("common.signingInAgain")}
       </p>
     );
   }
@@ -131,7 +132,7 @@ export function FormErrors({ submission }: { submission: Submission }) {
       ) : null}
       {fields.length > 0 && invalid.length > 0 ? (
         <>
-          <p>{invalid.length === 1 ? "One value needs correcting:" : "Some values need correcting:"}</p>
+          <p>{invalid.length === 1 ? t("ui.form.oneToCorrect") : t("ui.form.someToCorrect")}</p>
           <ul>
             {invalid.map((item) => (
               <li key={item.id}>
@@ -142,8 +143,7 @@ export function FormErrors({ submission }: { submission: Submission }) {
                     document.getElementById(item.id)?.focus();
                   }}
                 >
-                  {item.label ? `${item.label}: ` : ""}
-                  {item.message}
+                  {item.label ? t("ui.form.fieldError", { label: item.label, message: item.message }) : item.message}
                 </a>
               </li>
             ))}
@@ -291,7 +291,7 @@ export function CheckboxGroup({
     >
       <legend>{legend}</legend>
       <HintAndError hint={hint} hintId={`${id}-hint`} error={error} errorId={`${id}-error`} />
-      {options.length === 0 ? <p className="empty">None to choose from.</p> : null}
+      {options.length === 0 ? <p className="empty">{t("ui.form.noChoices")}</p> : null}
       {options.map((option) => (
         <Checkbox
           key={option.value}
@@ -314,7 +314,7 @@ export function CheckboxGroup({
 export function SubmitButton({ busy, children, busyLabel }: { busy: boolean; children: ReactNode; busyLabel?: string }) {
   return (
     <button type="submit" className="button primary" disabled={busy} aria-disabled={busy}>
-      {busy ? (busyLabel ?? "Saving…") : children}
+      {busy ? (busyLabel ?? t("common.saving")) : children}
     </button>
   );
 }

@@ -1,5 +1,6 @@
 import { type DependencyList, type ReactNode, useCallback, useEffect, useState } from "react";
 import { Redirecting, describeError } from "../api/client";
+import { t } from "../i18n";
 
 export type Load<T> =
   | { status: "loading" }
@@ -40,7 +41,7 @@ export function useLoad<T>(
 export function Loaded<T>({
   state,
   reload,
-  label = "Loading…",
+  label,
   children,
 }: {
   state: Load<T>;
@@ -51,7 +52,7 @@ export function Loaded<T>({
   if (state.status === "loading") {
     return (
       <p className="loading" role="status" aria-live="polite">
-        {label}
+        {label ?? t("common.loading")}
       </p>
     );
   }
@@ -59,7 +60,7 @@ export function Loaded<T>({
     if (state.error instanceof Redirecting) {
       return (
         <p className="loading" role="status">
-          Signing in again…
+          {t("common.signingInAgain")}
         </p>
       );
     }
@@ -68,7 +69,7 @@ export function Loaded<T>({
         <p>{describeError(state.error)}</p>
         {reload ? (
           <button type="button" className="button" onClick={reload}>
-            Try again
+            {t("common.tryAgain")}
           </button>
         ) : null}
       </div>

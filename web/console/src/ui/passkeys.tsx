@@ -3,6 +3,7 @@
  * person show: the badges and the columns of facts (name, kind, created, last used).
  */
 import { type PasskeyRead, passkeyBadges } from "../api/passkeys";
+import { t } from "../i18n";
 import { type Column, formatTime } from "./table";
 
 export function PasskeyBadges({ passkey }: { passkey: PasskeyRead }) {
@@ -14,7 +15,7 @@ export function PasskeyBadges({ passkey }: { passkey: PasskeyRead }) {
         </span>
       ))}
       {passkey.cloneSuspectedAt !== null ? (
-        <span className="visually-hidden"> since {formatTime(passkey.cloneSuspectedAt)}</span>
+        <span className="visually-hidden"> {t("ui.passkeys.since", { time: formatTime(passkey.cloneSuspectedAt) })}</span>
       ) : null}
     </>
   );
@@ -25,12 +26,12 @@ export function PasskeyBadges({ passkey }: { passkey: PasskeyRead }) {
  * copy shows as a counter that went back). */
 export function passkeyFactColumns({ counter = false }: { counter?: boolean } = {}): Column<PasskeyRead>[] {
   const columns: Column<PasskeyRead>[] = [
-    { header: "Kind", cell: (passkey) => <PasskeyBadges passkey={passkey} /> },
-    { header: "Created", cell: (passkey) => formatTime(passkey.createdAt) },
-    { header: "Last used", cell: (passkey) => (passkey.lastUsedAt ? formatTime(passkey.lastUsedAt) : "Never") },
+    { header: t("ui.passkeys.kind"), cell: (passkey) => <PasskeyBadges passkey={passkey} /> },
+    { header: t("ui.passkeys.created"), cell: (passkey) => formatTime(passkey.createdAt) },
+    { header: t("ui.passkeys.lastUsed"), cell: (passkey) => (passkey.lastUsedAt ? formatTime(passkey.lastUsedAt) : t("ui.passkeys.never")) },
   ];
   if (counter) {
-    columns.push({ header: "Sign counter", cell: (passkey) => String(passkey.signCount) });
+    columns.push({ header: t("ui.passkeys.signCounter"), cell: (passkey) => String(passkey.signCount) });
   }
   return columns;
 }

@@ -1,5 +1,6 @@
 import { Fragment, type ReactNode } from "react";
 import { Link, setQuery, useLocation } from "../router";
+import { intl, t } from "../i18n";
 import { SelectField } from "./form";
 
 export interface Column<T> {
@@ -18,7 +19,7 @@ export function DataTable<T>({
   columns,
   rows,
   rowKey,
-  empty = "Nothing here yet.",
+  empty,
 }: {
   caption: string;
   columns: Column<T>[];
@@ -26,7 +27,7 @@ export function DataTable<T>({
   rowKey: (row: T) => string;
   empty?: ReactNode;
 }) {
-  if (rows.length === 0) return <p className="empty">{empty}</p>;
+  if (rows.length === 0) return <p className="empty">{empty ?? t("ui.table.empty")}</p>;
   return (
     <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
       <table>
@@ -74,15 +75,15 @@ export function Pager({
 }) {
   if (!nextCursor && atStart) return null;
   return (
-    <nav className="pager" aria-label="Pages">
+    <nav className="pager" aria-label={t("ui.pager.label")}>
       {!atStart ? (
         <button type="button" className="button" onClick={onFirst}>
-          First page
+          {t("ui.pager.first")}
         </button>
       ) : null}
       {nextCursor ? (
         <button type="button" className="button" onClick={() => onNext(nextCursor)}>
-          Next page
+          {t("ui.pager.next")}
         </button>
       ) : null}
     </nav>
@@ -123,8 +124,8 @@ export function limitParam(size: string): string | null {
 export function RowsPerPage({ value, onChange }: { value: string; onChange: (size: string) => void }) {
   return (
     <SelectField
-      label="Rows per page"
-      options={PAGE_SIZES.map((size) => ({ value: size, label: size }))}
+      label={t("ui.rowsPerPage")}
+      options={PAGE_SIZES.map((size) => ({ value: size, label: intl().formatNumber(Number(size)) }))}
       value={value}
       onChange={(event) => onChange(event.currentTarget.value)}
     />
@@ -140,11 +141,11 @@ export function Notice({ children }: { children: ReactNode }) {
   );
 }
 
-/** Dates from the API (ISO 8601 or epoch seconds) in the reader's locale. */
+/** Dates from the API (ISO 8601 or epoch seconds) in the console's language. */
 export function formatTime(value: string | number | null | undefined): string {
-  if (value === null || value === undefined || value === "") return "—";
+  if (value === null || value === undefined || value === "") return t("common.none");
   const date = typeof value === "number" ? new Date(value * 1000) : new Date(value);
-  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+  return Number.isNaN(date.getTime()) ? String(value) : intl().formatDate(date, { dateStyle: "medium", timeStyle: "medium" });
 }
 
 /** The first column of a list: the record's name, linked to its detail screen. */

@@ -8,6 +8,7 @@
 import { useState } from "react";
 import { del, get, post } from "../../api/client";
 import { hasScope, signedIn } from "../../auth/session";
+import { intl, t } from "../../i18n";
 import { Panel, Screen } from "../../ui/Screen";
 import { ConfirmButton, RevealOnce } from "../../ui/dialog";
 import { Form, SubmitButton, SubmitRow, TextField, useSubmit } from "../../ui/form";
@@ -18,7 +19,7 @@ import type { TotpEnrolment, TotpStatus } from "./api";
 /** "issuer:account" from `otpauth://totp/<label>?...`, for the QR code's text alternative. */
 function accountOf(uri: string): string {
   const label = /^otpauth:\/\/totp\/([^?]*)/.exec(uri)?.[1];
-  if (!label) return signedIn()?.identity.email ?? "your account";
+  if (!label) return signedIn()?.identity.email ?? t("account.totp.yourAccount");
   try {
     return decodeURIComponent(label);
   } catch {
@@ -29,17 +30,17 @@ function accountOf(uri: string): string {
 function Status({ status }: { status: TotpStatus }) {
   return (
     <dl className="facts">
-      <dt>Status</dt>
+      <dt>{t("account.status")}</dt>
       <dd>
-        {status.enrolled ? <span className="tag ok">On</span> : <span className="tag">Off</span>}
-        {status.pending ? " (a setup was started but not finished)" : null}
+        {status.enrolled ? <span className="tag ok">{t("account.on")}</span> : <span className="tag">{t("account.off")}</span>}
+        {status.pending ? ` ${t("account.totp.pending")}` : null}
       </dd>
       {status.enrolled ? (
         <>
-          <dt>Set up</dt>
+          <dt>{t("account.totp.setUpAt")}</dt>
           <dd>{formatTime(status.confirmedAt)}</dd>
-          <dt>Recovery codes left</dt>
-          <dd>{status.recoveryCodesLeft ?? "—"}</dd>
+          <dt>{t("account.totp.codesLeft")}</dt>
+          <dd>{status.recoveryCodesLeft === undefined ? t("common.none") : intl().formatNumber(status.recoveryCodesLeft)}</dd>
         </>
       ) : null}
     </dl>
@@ -53,20 +54,20 @@ function Confirm({ enrolment, onConfirmed }: { enrolment: TotpEnrolment; onConfi
       const answer = await post<{ recoveryCodes: string[] }>("/entity/totp/confirm", { code: code.replace(/\s/g, "") });
       onConfirmed(answer.recoveryCodes);
     },
-    () => (/^\d{6}$/.test(code.replace(/\s/g, "")) ? {} : { code: "Enter the 6-digit code your app shows now." }),
+    () => (/^\d{6}$/.test(code.replace(/\s/g, "")) ? {} : { code: t("account.totp.enterCode") }),
   );
   const account = accountOf(enrolment.otpauthUri);
   return (
     <div className="enrol">
       <ol className="steps">
         <li>
-          <p>Scan this QR code with an authenticator app (on your phone, for example).</p>
-          <img className="qr" src={enrolment.qrCode} alt={`QR code for ${account}`} />
+          <p>{t("account.totp.scan")}</p>
+          <img className="qr" src={enrolment.qrCode} alt={t("account.totp.qrAlt", { account })} />
         </li>
         <li>
           <TextField
-            label="Or type this key into the app"
-            hint="Time-based, 6 digits, every 30 seconds."
+            label={t("account.totp.key")}
+            hint={t("account.totp.keyHint")}
             type="text"
             readOnly
             value={enrolment.secret}
@@ -76,10 +77,10 @@ function Confirm({ enrolment, onConfirmed }: { enrolment: TotpEnrolment; onConfi
           />
         </li>
         <li>
-          <Form submission={submission} label="Confirm the authenticator">
+          <Form submission={submission} label={t("account.totp.confirmLabel")}>
             <TextField
-              label="Code from the app"
-              hint="To check that the app is set up: the 6 digits it shows now."
+              label={t("account.totp.code")}
+              hint={t("account.totp.codeHint")}
               error={submission.fieldError("code")}
               type="text"
               inputMode="numeric"
@@ -88,7 +89,7 @@ function Confirm({ enrolment, onConfirmed }: { enrolment: TotpEnrolment; onConfi
               value={code}
               onChange={(event) => setCode(event.currentTarget.value)}
             />
-            <SubmitRow submission={submission} busyLabel="Checking…">Confirm</SubmitRow>
+            <SubmitRow submission={submission} busyLabel={t("account.totp.checking")}>{t("account.totp.confirm")}</SubmitRow>
           </Form>
         </li>
       </ol>
@@ -105,10 +106,10 @@ function Manage({ status, onChange }: { status: TotpStatus; onChange: (notice: s
   if (codes) {
     return (
       <RevealOnce
-        title="Your recovery codes"
-        explanation="Each code signs you in once without the app, if you lose it. Keep them somewhere safe: they are shown only now."
+        title={t("account.totp.codesTitle")}
+        explanation={t("account.totp.codesExplanation")}
         value={
-          <ul className="codes" aria-label="Recovery codes">
+          <ul className="codes" aria-label={t("account.totp.codesLabel")}>
             {codes.map((code) => (
               <li key={code}>{code}</li>
             ))}
@@ -117,7 +118,7 @@ function Manage({ status, onChange }: { status: TotpStatus; onChange: (notice: s
         onClose={() => {
           setCodes(null);
           setEnrolment(null);
-          onChange("The authenticator is on. Sign-in now asks for a code from it.");
+          onChange(t("account.totp.isOn"));
         }}
       />
     );
@@ -125,28 +126,25 @@ function Manage({ status, onChange }: { status: TotpStatus; onChange: (notice: s
   if (status.enrolled) {
     return (
       <ConfirmButton
-        label="Remove authenticator"
-        title="Remove the authenticator?"
-        confirmLabel="Remove authenticator"
+        label={t("account.totp.remove")}
+        title={t("account.totp.removeQuestion")}
+        confirmLabel={t("account.totp.remove")}
         onConfirm={async () => {
           await del("/entity/totp");
-          onChange("The authenticator was removed. Sign-in asks for your password only.");
+          onChange(t("account.totp.removed"));
         }}
       >
-        <p>Sign-in will no longer ask for a code, and your recovery codes stop working.</p>
+        <p>{t("account.totp.removeText")}</p>
       </ConfirmButton>
     );
   }
   if (enrolment) return <Confirm enrolment={enrolment} onConfirmed={setCodes} />;
   return (
-    <Form submission={start} label="Set up an authenticator">
-      <p>
-        After setting it up, signing in asks for your password and a code from the app, which changes every 30
-        seconds.
-      </p>
+    <Form submission={start} label={t("account.totp.setUp")}>
+      <p>{t("account.totp.setUpText")}</p>
       <div className="form-row">
-        <SubmitButton busy={start.busy} busyLabel="Starting…">
-          {status.pending ? "Start again" : "Set up an authenticator"}
+        <SubmitButton busy={start.busy} busyLabel={t("account.totp.starting")}>
+          {status.pending ? t("account.totp.startAgain") : t("account.totp.setUp")}
         </SubmitButton>
       </div>
     </Form>
@@ -158,13 +156,13 @@ export function AuthenticatorScreen(_props: { params: Record<string, string> }) 
   const [notice, setNotice] = useState<string | null>(null);
   return (
     <Screen
-      title="Authenticator"
-      intro="A second step at sign-in: a one-time code from an app, so a stolen password is not enough."
+      title={t("account.totp.title")}
+      intro={t("account.totp.intro")}
     >
       {notice ? <Notice>{notice}</Notice> : null}
       <Loaded state={state} reload={reload}>
         {(status) => (
-          <Panel title="Authenticator app">
+          <Panel title={t("account.totp.app")}>
             <Status status={status} />
             {hasScope("idp:account:write") ? (
               <Manage

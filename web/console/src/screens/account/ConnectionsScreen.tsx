@@ -10,6 +10,7 @@ import { useState } from "react";
 import { type Page, del, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { useLocation } from "../../router";
+import { t } from "../../i18n";
 import { Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
 import { Loaded, useLoad } from "../../ui/load";
@@ -27,21 +28,21 @@ function ConnectionCard({ connection, onWithdrawn }: { connection: Connection; o
         {connection.firstParty ? (
           <>
             {" "}
-            <span className="tag">first-party</span>
+            <span className="tag">{t("account.connections.firstParty")}</span>
           </>
         ) : null}
       </h2>
       <dl className="facts">
-        <dt>Application id</dt>
+        <dt>{t("account.connections.clientId")}</dt>
         <dd>
           <code>{connection.clientId}</code>
         </dd>
-        <dt>{connection.firstParty ? "Access since" : "Approved"}</dt>
+        <dt>{connection.firstParty ? t("account.connections.accessSince") : t("account.connections.approved")}</dt>
         <dd>{formatTime(connection.grantedAt)}</dd>
       </dl>
-      <h3>What it can do</h3>
+      <h3>{t("account.connections.canDo")}</h3>
       {connection.scopes.length === 0 ? (
-        <p className="empty">Sign you in only.</p>
+        <p className="empty">{t("account.connections.signInOnly")}</p>
       ) : (
         <ul className="scopes">
           {connection.scopes.map((scope) => (
@@ -53,25 +54,22 @@ function ConnectionCard({ connection, onWithdrawn }: { connection: Connection; o
         </ul>
       )}
       {itself ? (
-        <p className="hint">This is the console you are using. Sign out to end its access.</p>
+        <p className="hint">{t("account.connections.itself")}</p>
       ) : hasScope("idp:connections:write") ? (
         <ConfirmButton
           label={
             <>
-              Withdraw access<span className="visually-hidden"> of {connection.name || connection.clientId}</span>
+              {t("account.connections.withdraw")}<span className="visually-hidden"> {t("account.connections.ofApp", { name: connection.name || connection.clientId })}</span>
             </>
           }
-          title={`Withdraw the access of ${connection.name || connection.clientId}?`}
-          confirmLabel="Withdraw access"
+          title={t("account.connections.withdrawQuestion", { name: connection.name || connection.clientId })}
+          confirmLabel={t("account.connections.withdraw")}
           onConfirm={async () => {
             await del(`/entity/connections/${encodeURIComponent(connection.clientId)}`);
             onWithdrawn();
           }}
         >
-          <p>
-            It can no longer renew its access to your account; what it holds now runs out within minutes. The next
-            time you use it, it asks for your approval again.
-          </p>
+          <p>{t("account.connections.withdrawText")}</p>
         </ConfirmButton>
       ) : null}
     </li>
@@ -87,23 +85,23 @@ export function ConnectionsScreen(_props: { params: Record<string, string> }) {
   );
   return (
     <Screen
-      title="Connected applications"
-      intro="Applications that can use your account, and what each may do."
+      title={t("account.connections.title")}
+      intro={t("account.connections.intro")}
     >
       {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload} label="Loading your applications…">
+      <Loaded state={state} reload={reload} label={t("account.connections.loading")}>
         {(page) => (
           <>
             {page.items.length === 0 ? (
-              <p className="empty">No application has access to your account.</p>
+              <p className="empty">{t("account.connections.empty")}</p>
             ) : (
-              <ul className="cards" aria-label="Applications">
+              <ul className="cards" aria-label={t("account.connections.listLabel")}>
                 {page.items.map((connection) => (
                   <ConnectionCard
                     key={connection.clientId}
                     connection={connection}
                     onWithdrawn={() => {
-                      setNotice(`Access withdrawn from ${connection.name || connection.clientId}.`);
+                      setNotice(t("account.connections.withdrawn", { name: connection.name || connection.clientId }));
                       reload();
                     }}
                   />

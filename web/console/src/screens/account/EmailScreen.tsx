@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { get, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { Panel, Screen } from "../../ui/Screen";
 import { blankErrors, useForm } from "../../ui/bind";
 import { Form, SubmitRow, TextField } from "../../ui/form";
@@ -22,20 +23,17 @@ function EmailForm({ onChanged }: { onChanged: (profile: Profile) => void }) {
       const profile = await post<Profile>("/entity/credentials/email", { email: email.trim(), currentPassword });
       form.reset();
       onChanged(profile);
-      setNotice(
-        `Your sign-in email address is now ${profile.email}. Use it the next time you sign in; ` +
-          "a notice was sent to the previous address.",
-      );
+      setNotice(t("account.email.changed", { email: profile.email }));
     },
     (values) =>
-      blankErrors(values, { email: "Enter the new email address." }, { currentPassword: "Enter your current password." }),
+      blankErrors(values, { email: t("account.email.enterNew") }, { currentPassword: t("account.password.enterCurrent") }),
   );
   const { submission, text } = form;
   return (
-    <Form submission={submission} label="Change your email address">
+    <Form submission={submission} label={t("account.email.change")}>
       {notice ? <Notice>{notice}</Notice> : null}
       <TextField
-        label="New email address"
+        label={t("account.email.new")}
         type="email"
         autoComplete="email"
         autoCapitalize="none"
@@ -43,13 +41,13 @@ function EmailForm({ onChanged }: { onChanged: (profile: Profile) => void }) {
         {...text("email")}
       />
       <TextField
-        label="Current password"
-        hint="To confirm it is you."
+        label={t("account.password.current")}
+        hint={t("account.email.currentPasswordHint")}
         type="password"
         autoComplete="current-password"
         {...text("currentPassword")}
       />
-      <SubmitRow submission={submission}>Change email</SubmitRow>
+      <SubmitRow submission={submission}>{t("account.email.submit")}</SubmitRow>
     </Form>
   );
 }
@@ -59,29 +57,29 @@ export function EmailScreen(_props: { params: Record<string, string> }) {
   const [changed, setChanged] = useState<Profile | null>(null);
   return (
     <Screen
-      title="Email"
-      intro="The address you sign in with and where the provider writes to you. A new address takes effect at once and is marked unverified."
+      title={t("account.email.title")}
+      intro={t("account.email.intro")}
     >
       <Loaded state={state} reload={reload}>
         {(loaded) => {
           const profile = changed ?? loaded;
           return (
             <>
-              <Panel title="Current address">
+              <Panel title={t("account.email.current")}>
                 <p>
                   {profile.email}{" "}
                   {profile.emailVerified ? (
-                    <span className="tag ok">verified</span>
+                    <span className="tag ok">{t("account.email.verified")}</span>
                   ) : (
-                    <span className="tag bad">not verified</span>
+                    <span className="tag bad">{t("account.email.notVerified")}</span>
                   )}
                 </p>
               </Panel>
-              <Panel title="Change your email address">
+              <Panel title={t("account.email.change")}>
                 {hasScope("idp:account:write") ? (
                   <EmailForm onChanged={setChanged} />
                 ) : (
-                  <p>Your account cannot change its email address here.</p>
+                  <p>{t("account.email.cannot")}</p>
                 )}
               </Panel>
             </>

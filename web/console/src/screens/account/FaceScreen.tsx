@@ -7,6 +7,7 @@
 import { useState } from "react";
 import { ApiError, del, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { Panel, Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
 import { Form, SubmitRow, TextField } from "../../ui/form";
@@ -15,7 +16,6 @@ import { Notice, formatTime } from "../../ui/table";
 import type { FaceStatus } from "./api";
 import { useImageUpload } from "./upload";
 
-const UNAVAILABLE = "Face sign-in is not available on this server.";
 
 type FaceLoad = { available: false } | { available: true; status: FaceStatus };
 
@@ -23,24 +23,24 @@ function Enrol({ enrolled, onDone }: { enrolled: boolean; onDone: (status: FaceS
   const { submission, inputKey, input } = useImageUpload<FaceStatus>({
     path: "/entity/face",
     field: "face",
-    unavailable: UNAVAILABLE,
+    unavailable: t("account.face.unavailable"),
     refuse: (file) => {
-      if (!file) return "Choose a photo of your face first.";
-      if (!file.type.startsWith("image/")) return "Choose an image (a PNG, JPEG or WebP photo).";
+      if (!file) return t("account.face.chooseFirst");
+      if (!file.type.startsWith("image/")) return t("account.face.chooseImage");
       return null;
     },
     onUploaded: onDone,
   });
   return (
-    <Form submission={submission} label={enrolled ? "Replace your face" : "Enrol your face"}>
+    <Form submission={submission} label={enrolled ? t("account.face.replaceLabel") : t("account.face.enrolLabel")}>
       <TextField
         key={inputKey}
-        label="Photo of your face"
-        hint="A sharp, well-lit photo showing only you, facing the camera, your face large in the picture."
+        label={t("account.face.photo")}
+        hint={t("account.face.photoHint")}
         accept="image/*"
         {...input}
       />
-      <SubmitRow submission={submission} busyLabel="Checking the photo…">{enrolled ? "Replace face" : "Enrol face"}</SubmitRow>
+      <SubmitRow submission={submission} busyLabel={t("account.face.checking")}>{enrolled ? t("account.face.replace") : t("account.face.enrol")}</SubmitRow>
     </Form>
   );
 }
@@ -52,15 +52,15 @@ function FacePanel({ initial }: { initial: FaceStatus }) {
   return (
     <>
       {notice ? <Notice>{notice}</Notice> : null}
-      <Panel title="Your face">
+      <Panel title={t("account.face.panel")}>
         <dl className="facts">
-          <dt>Status</dt>
-          <dd>{status.enrolled ? <span className="tag ok">On</span> : <span className="tag">Off</span>}</dd>
+          <dt>{t("account.status")}</dt>
+          <dd>{status.enrolled ? <span className="tag ok">{t("account.on")}</span> : <span className="tag">{t("account.off")}</span>}</dd>
           {status.enrolled ? (
             <>
-              <dt>Enrolled</dt>
+              <dt>{t("account.face.enrolledAt")}</dt>
               <dd>{formatTime(status.enrolledAt)}</dd>
-              <dt>Last replaced</dt>
+              <dt>{t("account.face.updatedAt")}</dt>
               <dd>{formatTime(status.updatedAt)}</dd>
             </>
           ) : null}
@@ -70,23 +70,23 @@ function FacePanel({ initial }: { initial: FaceStatus }) {
             <Enrol
               enrolled={status.enrolled}
               onDone={(next) => {
-                setNotice(status.enrolled ? "Your face was replaced." : "Your face is enrolled: you can sign in with it.");
+                setNotice(status.enrolled ? t("account.face.replaced") : t("account.face.enrolled"));
                 setStatus(next);
               }}
             />
             {status.enrolled ? (
               <div className="form-row after-form">
                 <ConfirmButton
-                  label="Remove face"
-                  title="Remove your face?"
-                  confirmLabel="Remove face"
+                  label={t("account.face.remove")}
+                  title={t("account.face.removeQuestion")}
+                  confirmLabel={t("account.face.remove")}
                   onConfirm={async () => {
                     await del("/entity/face");
                     setStatus({ enrolled: false });
-                    setNotice("Your face was removed. Sign in with your password.");
+                    setNotice(t("account.face.removed"));
                   }}
                 >
-                  <p>The template of your face is deleted; you can no longer sign in with your face.</p>
+                  <p>{t("account.face.removeText")}</p>
                 </ConfirmButton>
               </div>
             ) : null}
@@ -108,15 +108,15 @@ export function FaceScreen(_props: { params: Record<string, string> }) {
   }, []);
   return (
     <Screen
-      title="Face sign-in"
-      intro="Sign in with a photo of your face instead of typing your password. Only an encrypted template of your face is kept, never the photo. A good printed photo of you may pass too: an authenticator adds a step it cannot."
+      title={t("account.face.title")}
+      intro={t("account.face.intro")}
     >
       <Loaded state={state} reload={reload}>
         {(loaded) =>
           loaded.available ? (
             <FacePanel initial={loaded.status} />
           ) : (
-            <p className="empty">{UNAVAILABLE} Sign in with your password.</p>
+            <p className="empty">{t("account.face.unavailableScreen")}</p>
           )
         }
       </Loaded>

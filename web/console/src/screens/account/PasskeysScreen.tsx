@@ -10,6 +10,7 @@ import { useState } from "react";
 import { del, get, patch } from "../../api/client";
 import { PASSKEY_NAME_MAX, type PasskeyList, type PasskeyRead, passkeyNameProblem } from "../../api/passkeys";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { Panel, Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
 import { Form, SubmitRow, TextField, useSubmit } from "../../ui/form";
@@ -18,15 +19,14 @@ import { passkeyFactColumns } from "../../ui/passkeys";
 import { type Column, DataTable, Notice, rowLabel } from "../../ui/table";
 import { PasskeyCancelled, registerPasskey } from "./passkeys/register";
 
-const DEFAULT_NAME = "Passkey";
 
 function AddPasskey({ onAdded, onCancelled }: { onAdded: (passkey: PasskeyRead) => void; onCancelled: () => void }) {
-  const [name, setName] = useState(DEFAULT_NAME);
+  const [name, setName] = useState(() => t("account.passkeys.defaultName"));
   const submission = useSubmit(
     async () => {
       try {
         onAdded(await registerPasskey(name));
-        setName(DEFAULT_NAME);
+        setName(t("account.passkeys.defaultName"));
       } catch (error) {
         if (error instanceof PasskeyCancelled) {
           onCancelled();
@@ -41,10 +41,10 @@ function AddPasskey({ onAdded, onCancelled }: { onAdded: (passkey: PasskeyRead) 
     },
   );
   return (
-    <Form submission={submission} label="Add a passkey">
+    <Form submission={submission} label={t("account.passkeys.add")}>
       <TextField
-        label="Passkey name"
-        hint="To tell your passkeys apart, for example “Work laptop” or “Phone”."
+        label={t("account.passkeys.name")}
+        hint={t("account.passkeys.nameHint")}
         error={submission.fieldError("name")}
         type="text"
         autoComplete="off"
@@ -52,8 +52,8 @@ function AddPasskey({ onAdded, onCancelled }: { onAdded: (passkey: PasskeyRead) 
         value={name}
         onChange={(event) => setName(event.currentTarget.value)}
       />
-      <SubmitRow submission={submission} busyLabel="Waiting for your passkey…">
-        Add a passkey
+      <SubmitRow submission={submission} busyLabel={t("account.passkeys.waiting")}>
+        {t("account.passkeys.add")}
       </SubmitRow>
     </Form>
   );
@@ -80,9 +80,9 @@ function RenameForm({
     },
   );
   return (
-    <Form submission={submission} label={`Rename ${passkey.name}`} className="form inline-rename">
+    <Form submission={submission} label={t("account.passkeys.renameLabel", { name: passkey.name })} className="form inline-rename">
       <TextField
-        label="New name"
+        label={t("account.passkeys.newName")}
         error={submission.fieldError("name")}
         type="text"
         autoComplete="off"
@@ -96,10 +96,10 @@ function RenameForm({
       />
       <div className="row-actions">
         <button type="submit" className="button primary" disabled={submission.busy}>
-          {submission.busy ? "Saving…" : "Save name"}
+          {submission.busy ? t("common.saving") : t("account.passkeys.saveName")}
         </button>
         <button type="button" className="button" onClick={onCancel} disabled={submission.busy}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     </Form>
@@ -118,7 +118,7 @@ function PasskeyTable({
   const [editing, setEditing] = useState<string | null>(null);
   const columns: Column<PasskeyRead>[] = [
     {
-      header: "Name",
+      header: t("account.passkeys.nameColumn"),
       rowHeader: true,
       cell: (passkey) =>
         editing === passkey.id ? (
@@ -127,7 +127,7 @@ function PasskeyTable({
             onCancel={() => setEditing(null)}
             onDone={(renamed) => {
               setEditing(null);
-              onChange(`The passkey is now called “${renamed.name}”.`);
+              onChange(t("account.passkeys.renamed", { name: renamed.name }));
             }}
           />
         ) : (
@@ -138,27 +138,24 @@ function PasskeyTable({
   ];
   if (canWrite) {
     columns.push({
-      header: "Actions",
+      header: t("account.actions"),
       cell: (passkey) => (
         <div className="row-actions">
           {editing === passkey.id ? null : (
             <button type="button" className="button" onClick={() => setEditing(passkey.id)}>
-              {rowLabel("Rename", passkey.name)}
+              {rowLabel(t("account.passkeys.rename"), passkey.name)}
             </button>
           )}
           <ConfirmButton
-            label={rowLabel("Remove", passkey.name)}
-            title={`Remove the passkey “${passkey.name}”?`}
-            confirmLabel="Remove passkey"
+            label={rowLabel(t("account.passkeys.removeShort"), passkey.name)}
+            title={t("account.passkeys.removeQuestion", { name: passkey.name })}
+            confirmLabel={t("account.passkeys.remove")}
             onConfirm={async () => {
               await del(`/entity/passkeys/${encodeURIComponent(passkey.id)}`);
-              onChange(`The passkey “${passkey.name}” was removed.`);
+              onChange(t("account.passkeys.removed", { name: passkey.name }));
             }}
           >
-            <p>
-              You can no longer sign in with it. The copy on the device or in the password manager stays there until
-              you delete it there too.
-            </p>
+            <p>{t("account.passkeys.removeText")}</p>
           </ConfirmButton>
         </div>
       ),
@@ -166,11 +163,11 @@ function PasskeyTable({
   }
   return (
     <DataTable
-      caption="Your passkeys"
+      caption={t("account.passkeys.yours")}
       columns={columns}
       rows={passkeys}
       rowKey={(passkey) => passkey.id}
-      empty="You have no passkeys yet."
+      empty={t("account.passkeys.empty")}
     />
   );
 }
@@ -185,23 +182,23 @@ export function PasskeysScreen(_props: { params: Record<string, string> }) {
   };
   return (
     <Screen
-      title="Passkeys"
-      intro="Sign in with your fingerprint, face or screen lock instead of a password. A passkey cannot be phished: it works only on this provider's pages."
+      title={t("account.passkeys.title")}
+      intro={t("account.passkeys.intro")}
     >
       {notice ? <Notice>{notice}</Notice> : null}
       <Loaded state={state} reload={reload}>
         {(list) => (
-          <Panel title="Your passkeys">
+          <Panel title={t("account.passkeys.yours")}>
             <PasskeyTable passkeys={list.items} canWrite={canWrite} onChange={changed} />
           </Panel>
         )}
       </Loaded>
       {canWrite ? (
-        <Panel title="Add a passkey" id="passkey-add">
-          <p>Your browser asks where to keep it: on this device, your phone, a password manager or a security key.</p>
+        <Panel title={t("account.passkeys.add")} id="passkey-add">
+          <p>{t("account.passkeys.where")}</p>
           <AddPasskey
-            onAdded={(passkey) => changed(`The passkey “${passkey.name}” was added. You can sign in with it now.`)}
-            onCancelled={() => setNotice("No passkey was added: the prompt was closed before it finished.")}
+            onAdded={(passkey) => changed(t("account.passkeys.added", { name: passkey.name }))}
+            onCancelled={() => setNotice(t("account.passkeys.cancelled"))}
           />
         </Panel>
       ) : null}

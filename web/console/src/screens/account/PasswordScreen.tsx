@@ -8,6 +8,7 @@
 import { useState } from "react";
 import { post } from "../../api/client";
 import { beginSignIn, hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { Panel, Screen } from "../../ui/Screen";
 import { blankErrors, useForm } from "../../ui/bind";
 import { Form, SubmitRow, TextField } from "../../ui/form";
@@ -21,24 +22,24 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
       onChanged();
     },
     (values) => ({
-      ...blankErrors(values, {}, { currentPassword: "Enter your current password.", newPassword: "Enter a new password." }),
+      ...blankErrors(values, {}, { currentPassword: t("account.password.enterCurrent"), newPassword: t("account.password.enterNew") }),
       ...(values.newPassword && values.confirmPassword !== values.newPassword
-        ? { confirmPassword: "The two new passwords are not the same." }
+        ? { confirmPassword: t("account.password.mismatch") }
         : {}),
     }),
   );
   return (
-    <Form submission={submission} label="Change your password">
-      <TextField label="Current password" type="password" autoComplete="current-password" {...text("currentPassword")} />
+    <Form submission={submission} label={t("account.password.change")}>
+      <TextField label={t("account.password.current")} type="password" autoComplete="current-password" {...text("currentPassword")} />
       <TextField
-        label="New password"
-        hint="At least 8 characters; a few unusual words make a good one. Common passwords are refused."
+        label={t("account.password.new")}
+        hint={t("account.password.newHint")}
         type="password"
         autoComplete="new-password"
         {...text("newPassword")}
       />
-      <TextField label="New password again" type="password" autoComplete="new-password" {...text("confirmPassword")} />
-      <SubmitRow submission={submission} busyLabel="Changing…">Change password</SubmitRow>
+      <TextField label={t("account.password.again")} type="password" autoComplete="new-password" {...text("confirmPassword")} />
+      <SubmitRow submission={submission} busyLabel={t("account.password.changing")}>{t("account.password.submit")}</SubmitRow>
     </Form>
   );
 }
@@ -47,25 +48,22 @@ export function PasswordScreen(_props: { params: Record<string, string> }) {
   const [changed, setChanged] = useState(false);
   return (
     <Screen
-      title="Password"
-      intro="Changing your password signs you out everywhere: on every device and in every application."
+      title={t("account.password.title")}
+      intro={t("account.password.intro")}
     >
       {changed ? (
         <div className="done">
-          <Notice>
-            Your password was changed. Every session of yours has ended, this one too: sign in again with the
-            new password.
-          </Notice>
+          <Notice>{t("account.password.changed")}</Notice>
           <button type="button" className="button primary" onClick={() => void beginSignIn("/console/")}>
-            Sign in again
+            {t("account.password.signInAgain")}
           </button>
         </div>
       ) : (
-        <Panel title="Change your password">
+        <Panel title={t("account.password.change")}>
           {hasScope("idp:account:write") ? (
             <PasswordForm onChanged={() => setChanged(true)} />
           ) : (
-            <p>Your account cannot change its password here.</p>
+            <p>{t("account.password.cannot")}</p>
           )}
         </Panel>
       )}

@@ -4,10 +4,11 @@
  * a group, or held by every person. Role and group names link to their administration
  * screens for those who may read them.
  */
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import { get } from "../../api/client";
 import { hasScope } from "../../auth/session";
 import { Link } from "../../router";
+import { t } from "../../i18n";
 import { Screen } from "../../ui/Screen";
 import { Loaded, useLoad } from "../../ui/load";
 import { EffectiveScopesTable } from "../../ui/EffectiveScopes";
@@ -17,19 +18,32 @@ function named(kind: "roles" | "groups", id: string, name: string): ReactNode {
   return hasScope(`idp:${kind}:read`) ? <Link to={`/console/admin/${kind}/${encodeURIComponent(id)}`}>{name}</Link> : name;
 }
 
+/** Markers put in a sentence where a link goes, so the translation decides the word order. */
+const ROLE = "\u0001role\u0001";
+const GROUP = "\u0001group\u0001";
+
+/** A translated sentence with its markers replaced by elements (the role and group links). */
+function parts(sentence: string, slots: Record<string, ReactNode>): ReactNode[] {
+  return sentence.split("\u0001").map((piece, index) => (
+    <Fragment key={index}>{index % 2 === 1 ? (slots[piece] ?? piece) : piece}</Fragment>
+  ));
+}
+
 function Source({ source }: { source: ScopeSource }) {
   switch (source.kind) {
     case "direct":
-      return <>Given to you directly</>;
+      return <>{t("account.permissions.direct")}</>;
     case "default":
-      return <>Every person has it</>;
+      return <>{t("account.permissions.default")}</>;
     case "role":
-      return <>Through your role {named("roles", source.roleId, source.roleName)}</>;
+      return <>{parts(t("account.permissions.roleTemplate", { role: ROLE }), { role: named("roles", source.roleId, source.roleName) })}</>;
     case "group":
       return (
         <>
-          Through the role {named("roles", source.roleId, source.roleName)} of your group{" "}
-          {named("groups", source.groupId, source.groupName)}
+          {parts(t("account.permissions.groupTemplate", { role: ROLE, group: GROUP }), {
+            role: named("roles", source.roleId, source.roleName),
+            group: named("groups", source.groupId, source.groupName),
+          })}
         </>
       );
   }
@@ -42,16 +56,16 @@ export function PermissionsScreen(_props: { params: Record<string, string> }) {
   );
   return (
     <Screen
-      title="My permissions"
-      intro="Every scope your account holds and where it comes from. An application receives only the scopes it asked for and was allowed."
+      title={t("account.permissions.title")}
+      intro={t("account.permissions.intro")}
     >
-      <Loaded state={state} reload={reload} label="Loading your permissions…">
+      <Loaded state={state} reload={reload} label={t("account.permissions.loading")}>
         {(answer) => (
           <EffectiveScopesTable
-            caption="Your scopes"
+            caption={t("account.permissions.yours")}
             items={answer.items}
-            empty="Your account holds no scope."
-            whyHeader="Why you have it"
+            empty={t("account.permissions.empty")}
+            whyHeader={t("account.permissions.why")}
             listClass="plain"
             why={(source) => <Source source={source} />}
           />

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { get, patch } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { Link } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
 import { Form, SubmitRow, TextField, useSubmit } from "../../ui/form";
@@ -67,7 +68,7 @@ function ProfileForm({
     setNotice(null);
     const body = changes();
     if (Object.keys(body).length === 0) {
-      setNotice("There was nothing to save: no value was changed.");
+      setNotice(t("account.profile.nothingToSave"));
       return;
     }
     const saved = await patch<Profile>("/entity/profile", body);
@@ -75,8 +76,8 @@ function ProfileForm({
     setInitial(next);
     setDrafts(next);
     onSaved(saved);
-    setNotice("Saved.");
-  }, () => Object.fromEntries([...unreadable].map((key) => [key, "Enter a whole number, or nothing."])));
+    setNotice(t("account.profile.saved"));
+  }, () => Object.fromEntries([...unreadable].map((key) => [key, t("account.profile.wholeNumber")])));
 
   const set = (key: string) => (value: Draft, bad = false) => {
     setNotice(null);
@@ -101,19 +102,19 @@ function ProfileForm({
   };
 
   return (
-    <Form submission={submission} label="Your profile">
+    <Form submission={submission} label={t("account.profile.formLabel")}>
       {notice ? <Notice>{notice}</Notice> : null}
       <TextField
-        label="Display name"
-        hint="The name applications you sign in to show for you."
+        label={t("account.profile.displayName")}
+        hint={t("account.profile.displayNameHint")}
         type="text"
         autoComplete="name"
         {...bound(DISPLAY_NAME)}
       />
       {ownUsername ? null : (
         <TextField
-          label="Username"
-          hint="Optional. One word without spaces; no one else may have the same one. Leave it empty to have none."
+          label={t("account.profile.username")}
+          hint={t("account.profile.usernameHint")}
           type="text"
           autoComplete="username"
           autoCapitalize="none"
@@ -132,9 +133,9 @@ function ProfileForm({
         />
       ))}
       {canWrite ? (
-        <SubmitRow submission={submission}>Save profile</SubmitRow>
+        <SubmitRow submission={submission}>{t("account.profile.save")}</SubmitRow>
       ) : (
-        <p className="hint">Your account can read its profile but not change it.</p>
+        <p className="hint">{t("account.profile.readOnly")}</p>
       )}
     </Form>
   );
@@ -144,22 +145,22 @@ function ProfileView({ loaded }: { loaded: { profile: Profile; schema: SchemaFie
   const [profile, setProfile] = useState(loaded.profile);
   return (
     <>
-      <Panel title="Sign-in facts">
+      <Panel title={t("account.profile.facts")}>
         <dl className="facts">
-          <dt>Email</dt>
+          <dt>{t("account.profile.email")}</dt>
           <dd>
             {profile.email}{" "}
-            {profile.emailVerified ? <span className="tag ok">verified</span> : <span className="tag bad">not verified</span>}{" "}
-            <Link to="/console/account/email">Change your email</Link>
+            {profile.emailVerified ? <span className="tag ok">{t("account.email.verified")}</span> : <span className="tag bad">{t("account.email.notVerified")}</span>}{" "}
+            <Link to="/console/account/email">{t("account.profile.changeEmail")}</Link>
           </dd>
-          <dt>Account created</dt>
+          <dt>{t("account.profile.created")}</dt>
           <dd>{formatTime(profile.createdAt)}</dd>
-          <dt>Last changed</dt>
+          <dt>{t("account.profile.updated")}</dt>
           <dd>{formatTime(profile.updatedAt)}</dd>
         </dl>
       </Panel>
       <PhotoPanel picture={profile.picture} onChange={(picture) => setProfile((p) => ({ ...p, picture }))} />
-      <Panel title="About you">
+      <Panel title={t("account.profile.about")}>
         <ProfileForm profile={loaded.profile} schema={loaded.schema} onSaved={setProfile} />
       </Panel>
     </>
@@ -175,8 +176,8 @@ export function ProfileScreen(_props: { params: Record<string, string> }) {
     return { profile, schema: schema.items };
   }, []);
   return (
-    <Screen title="Profile" intro="What applications you sign in to can learn about you, and your photo.">
-      <Loaded state={state} reload={reload} label="Loading your profile…">
+    <Screen title={t("account.profile.title")} intro={t("account.profile.intro")}>
+      <Loaded state={state} reload={reload} label={t("account.profile.loading")}>
         {(loaded) => <ProfileView loaded={loaded} />}
       </Loaded>
     </Screen>

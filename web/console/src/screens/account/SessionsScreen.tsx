@@ -8,6 +8,7 @@ import { useState } from "react";
 import { type Page, del, get } from "../../api/client";
 import { hasScope, signOut } from "../../auth/session";
 import { useLocation } from "../../router";
+import { t } from "../../i18n";
 import { Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
 import { Loaded, useLoad } from "../../ui/load";
@@ -42,13 +43,13 @@ function describeAgent(agent: string): string | null {
     }
   }
   const system = SYSTEMS.find(([pattern]) => pattern.test(agent))?.[1] ?? null;
-  if (browser && system) return `${browser} on ${system}`;
+  if (browser && system) return t("account.sessions.browserOn", { browser, system });
   return browser ?? system;
 }
 
 /** The browser in a few words; the whole header behind a disclosure. */
 function Agent({ agent }: { agent: string | null }) {
-  if (!agent) return <>—</>;
+  if (!agent) return <>{t("common.none")}</>;
   const short = describeAgent(agent);
   if (!short) return <span className="user-agent">{agent}</span>;
   return (
@@ -60,7 +61,7 @@ function Agent({ agent }: { agent: string | null }) {
 }
 
 function Applications({ session }: { session: SessionRead }) {
-  if (session.applications.length === 0) return <span className="muted">None yet</span>;
+  if (session.applications.length === 0) return <span className="muted">{t("account.sessions.noApps")}</span>;
   return (
     <ul className="plain">
       {session.applications.map((app) => (
@@ -80,7 +81,7 @@ export function SessionsScreen(_props: { params: Record<string, string> }) {
   );
   const columns: Column<SessionRead>[] = [
     {
-      header: "Started",
+      header: t("account.sessions.started"),
       rowHeader: true,
       cell: (s) => (
         <>
@@ -88,43 +89,44 @@ export function SessionsScreen(_props: { params: Record<string, string> }) {
           {s.current ? (
             <>
               {" "}
-              <span className="tag ok">This browser</span>
+              <span className="tag ok">{t("account.sessions.thisBrowser")}</span>
             </>
           ) : null}
         </>
       ),
     },
-    { header: "Last seen", cell: (s) => formatTime(s.lastSeen) },
-    { header: "IP address", cell: (s) => s.ip ?? "—" },
-    { header: "Browser", cell: (s) => <Agent agent={s.userAgent} /> },
-    { header: "Applications reached", cell: (s) => <Applications session={s} /> },
+    { header: t("account.sessions.lastSeen"), cell: (s) => formatTime(s.lastSeen) },
+    { header: t("account.sessions.ip"), cell: (s) => s.ip ?? t("common.none") },
+    { header: t("account.sessions.browser"), cell: (s) => <Agent agent={s.userAgent} /> },
+    { header: t("account.sessions.apps"), cell: (s) => <Applications session={s} /> },
   ];
   if (canWrite) {
     columns.push({
-      header: "Actions",
+      header: t("account.actions"),
       cell: (s) =>
         s.current ? (
           <button type="button" className="button" onClick={signOut}>
-            Sign out<span className="visually-hidden"> of this browser</span>
+            {t("shell.signOut")}<span className="visually-hidden"> {t("account.sessions.ofThisBrowser")}</span>
           </button>
         ) : (
           <ConfirmButton
             label={
               <>
-                End session<span className="visually-hidden"> started {formatTime(s.createdAt)}</span>
+                {t("account.sessions.end")}<span className="visually-hidden"> {t("account.sessions.startedAt", { time: formatTime(s.createdAt) })}</span>
               </>
             }
-            title="End this session?"
-            confirmLabel="End session"
+            title={t("account.sessions.endQuestion")}
+            confirmLabel={t("account.sessions.end")}
             onConfirm={async () => {
               await del(`/entity/sessions/${encodeURIComponent(s.id)}`);
-              setNotice("Session ended. That browser is signed out, and so are the applications reached in it.");
+              setNotice(t("account.sessions.ended"));
               reload();
             }}
           >
             <p>
-              The browser that started it on {formatTime(s.createdAt)}
-              {s.ip ? ` from ${s.ip}` : ""} is signed out, and so is every application reached in it.
+              {s.ip
+                ? t("account.sessions.endTextFrom", { time: formatTime(s.createdAt), ip: s.ip })
+                : t("account.sessions.endText", { time: formatTime(s.createdAt) })}
             </p>
           </ConfirmButton>
         ),
@@ -132,19 +134,19 @@ export function SessionsScreen(_props: { params: Record<string, string> }) {
   }
   return (
     <Screen
-      title="Sessions"
-      intro="Where you are signed in. End a session you do not recognise, then change your password."
+      title={t("account.sessions.title")}
+      intro={t("account.sessions.intro")}
     >
       {notice ? <Notice>{notice}</Notice> : null}
-      <Loaded state={state} reload={reload} label="Loading your sessions…">
+      <Loaded state={state} reload={reload} label={t("account.sessions.loading")}>
         {(page) => (
           <>
             <DataTable
-              caption="Your sessions"
+              caption={t("account.sessions.yours")}
               columns={columns}
               rows={page.items}
               rowKey={(s) => s.id}
-              empty="No session is open."
+              empty={t("account.sessions.empty")}
             />
             <UrlPager nextCursor={page.nextCursor} />
           </>

@@ -3,6 +3,7 @@
  * read, and the sentences for the answers every upload can get.
  */
 import { ApiError } from "../../api/client";
+import { t } from "../../i18n";
 import type { DataType, Validators } from "../admin/fields/model";
 
 export type { DataType, Validators } from "../admin/fields/model";
@@ -85,16 +86,16 @@ export function explainUpload(error: unknown, unavailable: string, field: string
     new ApiError(error.status, { ...error.problem, detail: message, errors: [{ field, message }] });
   switch (error.status) {
     case 413:
-      return say("The image is too large. Choose a smaller one (a few megabytes at most).");
+      return say(t("account.upload.tooLarge"));
     case 415:
-      return say("This type of file cannot be used. Choose a PNG, JPEG or WebP image.");
+      return say(t("account.upload.wrongType"));
     case 503:
       return say(unavailable);
     case 422: {
       const message = error.fieldMessage("file") ?? error.fieldMessage("body");
       if (!message) return error;
       // The photo route names the fault ("is not a PNG image"); the face route says a sentence.
-      return say(/^[a-z]/.test(message) ? `The file ${message}.`.replace(/\.\.$/, ".") : message);
+      return say(/^[a-z]/.test(message) ? t("account.upload.fileFault", { fault: message.replace(/\.$/, "") }) : message);
     }
     default:
       return error;

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { type Page, del, get, patch, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { navigate } from "../../router";
 import { Panel } from "../../ui/Screen";
 import { blankErrors, useForm } from "../../ui/bind";
@@ -15,7 +16,7 @@ import { Form, SelectField, SubmitButton, TextField } from "../../ui/form";
 import { useLoad } from "../../ui/load";
 import { PagedTable, useCursor } from "../../ui/paged";
 import { Facts, Notice, formatTime, nameColumn, rowLabel } from "../../ui/table";
-import { type Api, SIGNING_ALGS, SIGNING_ALG_HINT, type Scope, type SigningAlg, seg } from "./catalogue/common";
+import { type Api, type Scope, type SigningAlg, seg, signingAlgHint, signingAlgs } from "./catalogue/common";
 import { FormDialog } from "./catalogue/FormDialog";
 import { DeletePanel, DetailScreen, ListScreen } from "./catalogue/screens";
 
@@ -25,19 +26,19 @@ const LIST = "/console/admin/apis";
 export function ApisScreen(_props: { params: Record<string, string> }) {
   return (
     <ListScreen<Api>
-      title="APIs and scopes"
-      intro="The APIs the provider issues access tokens for, and the scopes (permissions) each defines."
+      title={t("admin-directory.apis.title")}
+      intro={t("admin-directory.apis.intro")}
       apiPath="/admin/apis"
-      caption="APIs"
+      caption={t("admin-directory.apis.caption")}
       rowKey={(api) => api.id}
-      empty="No APIs yet."
+      empty={t("admin-directory.apis.empty")}
       columns={[
-        nameColumn("Name", (api) => `${LIST}/${seg(api.id)}`, (api) => api.name),
-        { header: "Audience", cell: (api) => <code>{api.audience}</code> },
-        { header: "Signing", cell: (api) => api.accessTokenSigningAlg },
-        { header: "Created", cell: (api) => formatTime(api.createdAt) },
+        nameColumn(t("admin-directory.apis.name"), (api) => `${LIST}/${seg(api.id)}`, (api) => api.name),
+        { header: t("admin-directory.apis.audience"), cell: (api) => <code>{api.audience}</code> },
+        { header: t("admin-directory.apis.signing"), cell: (api) => api.accessTokenSigningAlg },
+        { header: t("admin-directory.apis.created"), cell: (api) => formatTime(api.createdAt) },
       ]}
-      create={{ title: "New API", writeScope: WRITE, form: <NewApiForm /> }}
+      create={{ title: t("admin-directory.apis.new"), writeScope: WRITE, form: <NewApiForm /> }}
     />
   );
 }
@@ -74,18 +75,33 @@ function ApiForm({
       );
     },
     // A change sends what it has; the API names what it refuses.
-    (values) => (api ? {} : blankErrors(values, { name: "Enter a name.", audience: "Enter the audience." })),
+    (values) => (api ? {} : blankErrors(values, {
+            name: t("admin-directory.apis.nameMissing"),
+            audience: t("admin-directory.apis.audienceMissing"),
+          })),
   );
   return (
     <Form submission={submission} label={label}>
       {notice ? <Notice>{notice}</Notice> : null}
-      <TextField label="Name" hint={nameHint} {...text("name")} autoComplete="off" spellCheck={false} />
-      <TextField label="Audience" hint={audienceHint} {...text("audience")} autoComplete="off" spellCheck={false} />
+      <TextField
+        label={t("admin-directory.apis.name")}
+        hint={nameHint}
+        {...text("name")}
+        autoComplete="off"
+        spellCheck={false}
+      />
+      <TextField
+        label={t("admin-directory.apis.audience")}
+        hint={audienceHint}
+        {...text("audience")}
+        autoComplete="off"
+        spellCheck={false}
+      />
       <SelectField
-        label="Access token signing algorithm"
-        hint={`The algorithm of the access tokens for this API's audience. ${SIGNING_ALG_HINT}`}
+        label={t("admin-directory.apis.alg")}
+        hint={t("admin-directory.apis.algHint", { keyHint: signingAlgHint() })}
         {...text("accessTokenSigningAlg")}
-        options={[...SIGNING_ALGS]}
+        options={signingAlgs()}
       />
       <div>
         <SubmitButton busy={submission.busy} {...(busyLabel ? { busyLabel } : {})}>
@@ -99,15 +115,15 @@ function ApiForm({
 function NewApiForm() {
   return (
     <ApiForm
-      label="New API"
-      nameHint="Lowercase letters, digits, dot, underscore and hyphen; it begins each of its scopes (notes:items:read)."
-      audienceHint="The aud claim of its access tokens, usually the API's address (https://notes.example.com)."
-      submitLabel="Create API"
-      busyLabel="Creating…"
+      label={t("admin-directory.apis.new")}
+      nameHint={t("admin-directory.apis.nameHint")}
+      audienceHint={t("admin-directory.apis.audienceHint")}
+      submitLabel={t("admin-directory.apis.create")}
+      busyLabel={t("admin-directory.apis.creating")}
       onSubmit={async (values) => {
         const api = await post<Api>("/admin/apis", values);
         const to = `${LIST}/${seg(api.id)}`;
-        carryNotice(to, "API created. Add its scopes below.");
+        carryNotice(to, t("admin-directory.apis.createdNotice"));
         navigate(to);
         return null;
       }}
@@ -119,9 +135,9 @@ export function ApiScreen({ params }: { params: Record<string, string> }) {
   return (
     <DetailScreen<Api>
       apiPath={`/admin/apis/${seg(params.id ?? "")}`}
-      title={(api) => `API ${api.name}`}
-      fallbackTitle="API"
-      back={{ to: LIST, label: "All APIs" }}
+      title={(api) => t("admin-directory.apis.detailTitle", { name: api.name })}
+      fallbackTitle={t("admin-directory.apis.singular")}
+      back={{ to: LIST, label: t("admin-directory.apis.all") }}
     >
       {(api, reload) => <ApiDetail api={api} onChange={reload} />}
     </DetailScreen>
@@ -134,36 +150,38 @@ function ApiDetail({ api, onChange }: { api: Api; onChange: () => void }) {
     <>
       <Facts
         rows={[
-          ["Name", <code>{api.name}</code>],
-          ["Audience", <code>{api.audience}</code>],
-          ["Access token signing", api.accessTokenSigningAlg],
-          ["Created", formatTime(api.createdAt)],
-          ["Changed", formatTime(api.updatedAt)],
+          [t("admin-directory.apis.name"), <code>{api.name}</code>],
+          [t("admin-directory.apis.audience"), <code>{api.audience}</code>],
+          [t("admin-directory.apis.accessTokenSigning"), api.accessTokenSigningAlg],
+          [t("admin-directory.apis.created"), formatTime(api.createdAt)],
+          [t("admin-directory.apis.changed"), formatTime(api.updatedAt)],
         ]}
       />
       <ScopesPanel api={api} />
       {canWrite ? (
         <>
-          <Panel title="Edit API" id="edit-api">
+          <Panel title={t("admin-directory.apis.edit")} id="edit-api">
             <ApiForm
               api={api}
-              label="Edit API"
-              nameHint="It cannot change while the API has scopes."
-              submitLabel="Save API"
+              label={t("admin-directory.apis.edit")}
+              nameHint={t("admin-directory.apis.nameFixed")}
+              submitLabel={t("admin-directory.apis.save")}
               onSubmit={async (values) => {
                 await patch<Api>(`/admin/apis/${seg(api.id)}`, values);
                 onChange();
-                return "Saved.";
+                return t("admin-directory.saved");
               }}
             />
           </Panel>
           <DeletePanel
-            noun="API"
-            name={api.name}
+            id="delete-api"
+            title={t("admin-directory.apis.delete")}
+            question={t("admin-directory.apis.deleteQuestion", { name: api.name })}
+            deleted={t("admin-directory.apis.deleted", { name: api.name })}
             apiPath={`/admin/apis/${seg(api.id)}`}
             listPath={LIST}
-            warning="Deleting the API deletes its scopes, and every role, client and user loses them."
-            consequence="Its scopes and every grant of them are deleted too. This cannot be undone."
+            warning={t("admin-directory.apis.deleteWarning")}
+            consequence={t("admin-directory.apis.deleteConsequence")}
           />
         </>
       ) : null}
@@ -185,51 +203,54 @@ function ScopesPanel({ api }: { api: Api }) {
     reload();
   };
   const actions = {
-    header: "Actions",
+    header: t("admin-directory.scope.actions"),
     cell: (scope: Scope) => (
       <div className="row-actions">
-        <FormDialog label={rowLabel("Edit", scope.value)} title={`Edit ${scope.value}`}>
+        <FormDialog
+          label={rowLabel(t("admin-directory.scope.editButton"), scope.value)}
+          title={t("admin-directory.scope.editTitle", { value: scope.value })}
+        >
           {(close) => (
             <EditScopeForm
               scope={scope}
               onCancel={close}
               onSaved={() => {
                 close();
-                changed(`Scope ${scope.value} saved.`);
+                changed(t("admin-directory.scope.saved", { value: scope.value }));
               }}
             />
           )}
         </FormDialog>
         <ConfirmButton
-          label={rowLabel("Delete", scope.value)}
-          title={`Delete the scope ${scope.value}?`}
-          confirmLabel="Delete"
+          label={rowLabel(t("admin-directory.scope.deleteButton"), scope.value)}
+          title={t("admin-directory.scope.deleteQuestion", { value: scope.value })}
+          confirmLabel={t("admin-directory.scope.deleteButton")}
           onConfirm={async () => {
             await del(`/admin/scopes/${seg(scope.id)}`);
-            changed(`Scope ${scope.value} deleted.`);
+            changed(t("admin-directory.scope.deleted", { value: scope.value }));
           }}
         >
-          <p>Every role, client and user that holds it loses it.</p>
+          <p>{t("admin-directory.scope.deleteConsequence")}</p>
         </ConfirmButton>
       </div>
     ),
   };
   return (
-    <Panel title="Scopes" id="scopes">
+    <Panel title={t("admin-directory.scope.panel")} id="scopes">
       {notice ? <Notice>{notice}</Notice> : null}
       <PagedTable
         load={{ state, reload }}
         paging={paging}
-        caption={`Scopes of ${api.name}`}
+        caption={t("admin-directory.scope.caption", { api: api.name })}
         rowKey={(scope) => scope.id}
-        empty="This API has no scopes yet."
+        empty={t("admin-directory.scope.empty")}
         columns={[
-          { header: "Value", rowHeader: true, cell: (scope) => <code>{scope.value}</code> },
-          { header: "Description", cell: (scope) => scope.description },
+          { header: t("admin-directory.scope.value"), rowHeader: true, cell: (scope) => <code>{scope.value}</code> },
+          { header: t("admin-directory.scope.description"), cell: (scope) => scope.description },
           ...(canWrite ? [actions] : []),
         ]}
       />
-      {canWrite ? <NewScopeForm api={api} onCreated={(value) => changed(`Scope ${value} added.`)} /> : null}
+      {canWrite ? <NewScopeForm api={api} onCreated={(value) => changed(t("admin-directory.scope.added", { value }))} /> : null}
     </Panel>
   );
 }
@@ -249,30 +270,33 @@ function NewScopeForm({ api, onCreated }: { api: Api; onCreated: (value: string)
     ({ value, description }) => ({
       ...(value.trim() && value.trim() !== prefix
         ? {}
-        : { value: `Enter the scope, shaped ${api.name}:<resource>:<action>.` }),
-      ...blankErrors({ description }, { description: "Enter a description." }),
+        : { value: t("admin-directory.scope.valueMissing", { shape: `${api.name}:<resource>:<action>` }) }),
+      ...blankErrors({ description }, { description: t("admin-directory.scope.descriptionMissing") }),
     }),
   );
   const { submission, text } = form;
   return (
-    <Form submission={submission} label="New scope" className="form subform">
-      <h3>Add a scope</h3>
+    <Form submission={submission} label={t("admin-directory.scope.new")} className="form subform">
+      <h3>{t("admin-directory.scope.add")}</h3>
       <TextField
-        label="Scope"
-        hint={`Shaped ${api.name}:<resource>:<action>, for example ${api.name}:items:read.`}
+        label={t("admin-directory.scope.scope")}
+        hint={t("admin-directory.scope.valueHint", {
+          shape: `${api.name}:<resource>:<action>`,
+          example: `${api.name}:items:read`,
+        })}
         {...text("value")}
         autoComplete="off"
         spellCheck={false}
       />
       <TextField
-        label="Description"
-        hint="The sentence the consent screen shows (See your notes)."
+        label={t("admin-directory.scope.description")}
+        hint={t("admin-directory.scope.descriptionHint")}
         {...text("description")}
         autoComplete="off"
       />
       <div>
-        <SubmitButton busy={submission.busy} busyLabel="Adding…">
-          Add scope
+        <SubmitButton busy={submission.busy} busyLabel={t("admin-directory.scope.adding")}>
+          {t("admin-directory.scope.addButton")}
         </SubmitButton>
       </div>
     </Form>
@@ -286,16 +310,16 @@ function EditScopeForm({ scope, onSaved, onCancel }: { scope: Scope; onSaved: ()
       await patch<Scope>(`/admin/scopes/${seg(scope.id)}`, { description: description.trim() });
       onSaved();
     },
-    (values) => blankErrors(values, { description: "Enter a description." }),
+    (values) => blankErrors(values, { description: t("admin-directory.scope.descriptionMissing") }),
   );
   return (
-    <Form submission={submission} label={`Edit ${scope.value}`}>
-      <TextField label="Description" {...text("description")} autoComplete="off" autoFocus />
+    <Form submission={submission} label={t("admin-directory.scope.editTitle", { value: scope.value })}>
+      <TextField label={t("admin-directory.scope.description")} {...text("description")} autoComplete="off" autoFocus />
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel}>
-          Cancel
+          {t("admin-directory.scope.cancel")}
         </button>
-        <SubmitButton busy={submission.busy}>Save</SubmitButton>
+        <SubmitButton busy={submission.busy}>{t("admin-directory.scope.save")}</SubmitButton>
       </div>
     </Form>
   );

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { type Page, get } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { Link, setQuery, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { binders } from "../../ui/bind";
@@ -61,32 +62,36 @@ export function AuditScreen(_props: { params: Record<string, string> }) {
   );
   const deliveriesOnly = filters.action === DELIVERY_ACTION;
   return (
-    <Screen title="Audit log" intro="Every change and sign-in event, newest first.">
+    <Screen title={t("admin-ops.audit.title")} intro={t("admin-ops.audit.intro")}>
       <FilterForm key={search} filters={filters} size={size} />
-      <div className="quick-filters" role="group" aria-label="Quick filters">
+      <div className="quick-filters" role="group" aria-label={t("admin-ops.audit.quick")}>
         <button
           type="button"
           className="button"
           aria-pressed={deliveriesOnly}
           onClick={() => setQuery({ action: deliveriesOnly ? null : DELIVERY_ACTION, cursor: null })}
         >
-          Logout deliveries
+          {t("admin-ops.audit.quick.deliveries")}
         </button>
         <button
           type="button"
           className="button"
           onClick={() => setQuery({ action: null, actor: null, target: null, since: null, until: null, cursor: null })}
         >
-          All events
+          {t("admin-ops.audit.quick.all")}
         </button>
       </div>
-      <Loaded state={state} reload={reload} label="Loading the audit log…">
+      <Loaded state={state} reload={reload} label={t("admin-ops.audit.loading")}>
         {(page) => (
           <>
             <p className="hint" role="status">
               {page.items.length === 0
                 ? ""
-                : `Showing ${page.items.length} event${page.items.length === 1 ? "" : "s"}${cursor ? " (a later page)" : ""}${page.nextCursor ? "; older ones on the next page" : ""}.`}
+                : t("admin-ops.audit.showing", {
+                    count: page.items.length,
+                    later: cursor ? "yes" : "no",
+                    older: page.nextCursor ? "yes" : "no",
+                  })}
             </p>
             <AuditTable rows={page.items} />
             <UrlPager nextCursor={page.nextCursor} />
@@ -107,20 +112,20 @@ function FilterForm({ filters, size }: { filters: Filters; size: string }) {
     () => {
       const errors: Record<string, string> = {};
       for (const name of ["since", "until"] as const) {
-        if (draft[name] && instantOf(draft[name]) === null) errors[name] = "is not a date and time";
+        if (draft[name] && instantOf(draft[name]) === null) errors[name] = t("admin-ops.audit.error.date");
       }
       const since = instantOf(draft.since);
       const until = instantOf(draft.until);
-      if (since && until && since >= until) errors.until = "must be after From";
+      if (since && until && since >= until) errors.until = t("admin-ops.audit.error.order");
       return errors;
     },
   );
   const { text: input } = binders(draft, setDraft, submission);
   return (
-    <Form submission={submission} label="Filter the audit log" className="form audit-filters">
+    <Form submission={submission} label={t("admin-ops.audit.filter")} className="form audit-filters">
       <TextField
-        label="Action"
-        hint="Exact, for example profile_field.create."
+        label={t("admin-ops.audit.action")}
+        hint={t("admin-ops.audit.action.hint")}
         list="audit-actions"
         autoComplete="off"
         spellCheck={false}
@@ -131,12 +136,24 @@ function FilterForm({ filters, size }: { filters: Filters; size: string }) {
           <option key={action} value={action} />
         ))}
       </datalist>
-      <TextField label="Actor" hint="The id of a person or a service." autoComplete="off" spellCheck={false} {...input("actor")} />
-      <TextField label="Target" hint="The id of the record." autoComplete="off" spellCheck={false} {...input("target")} />
-      <TextField label="From" type="datetime-local" {...input("since")} />
-      <TextField label="Until" type="datetime-local" {...input("until")} />
+      <TextField
+        label={t("admin-ops.audit.actor")}
+        hint={t("admin-ops.audit.actor.hint")}
+        autoComplete="off"
+        spellCheck={false}
+        {...input("actor")}
+      />
+      <TextField
+        label={t("admin-ops.audit.target")}
+        hint={t("admin-ops.audit.target.hint")}
+        autoComplete="off"
+        spellCheck={false}
+        {...input("target")}
+      />
+      <TextField label={t("admin-ops.audit.from")} type="datetime-local" {...input("since")} />
+      <TextField label={t("admin-ops.audit.until")} type="datetime-local" {...input("until")} />
       <RowsPerPage value={rows} onChange={setRows} />
-      <SubmitRow submission={submission}>Apply filters</SubmitRow>
+      <SubmitRow submission={submission}>{t("admin-ops.audit.apply")}</SubmitRow>
     </Form>
   );
 }
@@ -158,7 +175,8 @@ function Who({ type, id, filter }: { type: string | null; id: string | null; fil
     <span className="audit-id">
       {path ? <Link to={path}>{text}</Link> : text}{" "}
       <button type="button" className="button link" onClick={() => setQuery({ [filter]: id, cursor: null })}>
-        filter<span className="visually-hidden"> by {filter} {id}</span>
+        {t("admin-ops.audit.filterBy")}
+        <span className="visually-hidden"> {t("admin-ops.audit.filterBy.what", { by: filter, id })}</span>
       </button>
     </span>
   );
@@ -167,17 +185,20 @@ function Who({ type, id, filter }: { type: string | null; id: string | null; fil
 function AuditTable({ rows }: { rows: AuditRow[] }) {
   return (
     <DataTable
-      caption="Audit events, newest first"
+      caption={t("admin-ops.audit.caption")}
       rows={rows}
       rowKey={(row) => String(row.id)}
-      empty="No events match these filters."
+      empty={t("admin-ops.audit.empty")}
       columns={[
-        { header: "Time", rowHeader: true, cell: (row) => <time dateTime={row.occurred_at}>{formatTime(row.occurred_at)}</time> },
-        { header: "Action", cell: (row) => <code>{row.action}</code> },
-        { header: "Status", cell: (row) => <Status row={row} /> },
-        { header: "Actor", cell: (row) => <Who type="user" id={row.actor} filter="actor" /> },
         {
-          header: "Target",
+          header: t("admin-ops.audit.col.time"),
+          rowHeader: true,
+          cell: (row) => <time dateTime={row.occurred_at}>{formatTime(row.occurred_at)}</time> },
+        { header: t("admin-ops.audit.action"), cell: (row) => <code>{row.action}</code> },
+        { header: t("admin-ops.audit.col.status"), cell: (row) => <Status row={row} /> },
+        { header: t("admin-ops.audit.actor"), cell: (row) => <Who type="user" id={row.actor} filter="actor" /> },
+        {
+          header: t("admin-ops.audit.target"),
           cell: (row) =>
             row.target ? (
               <>
@@ -188,8 +209,8 @@ function AuditTable({ rows }: { rows: AuditRow[] }) {
               <span className="muted">—</span>
             ),
         },
-        { header: "IP", cell: (row) => row.ip ?? <span className="muted">—</span> },
-        { header: "Detail", cell: (row) => <Detail row={row} /> },
+        { header: t("admin-ops.audit.col.ip"), cell: (row) => row.ip ?? <span className="muted">—</span> },
+        { header: t("admin-ops.audit.col.detail"), cell: (row) => <Detail row={row} /> },
       ]}
     />
   );
@@ -211,13 +232,13 @@ function Detail({ row }: { row: AuditRow }) {
     <div className="audit-detail">
       {delivery?.uri ? (
         <p>
-          to <code className="id">{delivery.uri}</code>
+          {t("admin-ops.audit.to")} <code className="id">{delivery.uri}</code>
         </p>
       ) : null}
       {text ? <p>{text}</p> : null}
       {cut ? (
         <details>
-          <summary>All details</summary>
+          <summary>{t("admin-ops.audit.allDetails")}</summary>
           <pre className="claim-json">{JSON.stringify(row.detail, null, 2)}</pre>
         </details>
       ) : null}

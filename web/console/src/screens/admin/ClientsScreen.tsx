@@ -2,11 +2,12 @@
  * OAuth clients (`/admin/clients`): the list, a creation form (a confidential client's
  * secret is shown once, then the detail opens), and the detail: settings, secret rotation
  * (shown once again), the scopes it may request, deletion (the console's own client is
- * protected: the API's 409 message is shown).
+ * protected: the API's 409 message is shown), and the client's own brand (issue #28).
  */
 import { useState } from "react";
 import { patch, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
 import { navigate } from "../../router";
 import { Panel } from "../../ui/Screen";
 import { carryNotice } from "../../ui/carry";
@@ -16,6 +17,8 @@ import { ClientForm, type ClientSettings } from "./catalogue/ClientForm";
 import { type Client, type ClientCreated, type SecretRotated, seg } from "./catalogue/common";
 import { ScopeChoice } from "./catalogue/ScopeChoice";
 import { DeletePanel, DetailScreen, ListScreen } from "./catalogue/screens";
+import { BRANDING_READ } from "./clients/brand";
+import { ClientBranding } from "./clients/ClientBranding";
 
 const WRITE = "idp:clients:write";
 const LIST = "/console/admin/clients";
@@ -23,19 +26,20 @@ const LIST = "/console/admin/clients";
 export function ClientsScreen(_props: { params: Record<string, string> }) {
   return (
     <ListScreen<Client>
-      title="Clients"
-      intro="The applications that sign people in through the provider or call its APIs."
+      title={t("admin-directory.clients.title")}
+      intro={t("admin-directory.clients.intro")}
       apiPath="/admin/clients"
-      caption="Clients"
+      caption={t("admin-directory.clients.caption")}
       rowKey={(client) => client.client_id}
-      empty="No clients yet."
+      empty={t("admin-directory.clients.empty")}
       columns={[
-        nameColumn("Name", (client) => `${LIST}/${seg(client.client_id)}`, (client) => client.name),
-        { header: "Client ID", cell: (client) => <code>{client.client_id}</code> },
-        { header: "Type", cell: (client) => client.type },
-        { header: "Grant types", cell: (client) => client.grantTypes.join(", ") },
+        nameColumn(t("admin-directory.clients.name"), (client) => `${LIST}/${seg(client.client_id)}`, (client) => client.name),
+        { header: t("admin-directory.clients.clientId"), cell: (client) => <code>{client.client_id}</code> },
+        { header: t("admin-directory.clients.type"), cell: (client) => typeOf(client) },
+        // Grant type names are protocol identifiers, listed as they are.
+        { header: t("admin-directory.clients.grantTypes"), cell: (client) => client.grantTypes.join(", ") },
       ]}
-      create={{ title: "New client", writeScope: WRITE, form: <NewClient /> }}
+      create={{ title: t("admin-directory.clients.new"), writeScope: WRITE, form: <NewClient /> }}
     />
   );
 }
@@ -50,21 +54,21 @@ function NewClient() {
   return (
     <>
       <ClientForm
-        label="New client"
-        submitLabel="Create client"
+        label={t("admin-directory.clients.new")}
+        submitLabel={t("admin-directory.clients.create")}
         onSubmit={async (settings: ClientSettings) => {
           const client = await post<ClientCreated>("/admin/clients", settings);
           if (client.client_secret) setCreated(client);
-          else open(client, "Client created.");
+          else open(client, t("admin-directory.clients.created"));
           return null;
         }}
       />
       {created?.client_secret ? (
         <RevealOnce
-          title="Client created: its secret"
-          explanation="Copy the client secret now and keep it in the application's configuration. It is not shown again; if it is lost, rotate it."
+          title={t("admin-directory.clients.secretTitle")}
+          explanation={t("admin-directory.clients.secretExplanation")}
           value={<SecretValue clientId={created.client_id} secret={created.client_secret} />}
-          onClose={() => open(created, "Client created.")}
+          onClose={() => open(created, t("admin-directory.clients.created"))}
         />
       ) : null}
     </>
@@ -75,8 +79,8 @@ function SecretValue({ clientId, secret }: { clientId: string; secret: string })
   return (
     <Facts
       rows={[
-        ["Client ID", <code>{clientId}</code>],
-        ["Client secret", <code>{secret}</code>],
+        [t("admin-directory.clients.clientId"), <code>{clientId}</code>],
+        [t("admin-directory.clients.secret"), <code>{secret}</code>],
       ]}
     />
   );
@@ -86,9 +90,9 @@ export function ClientScreen({ params }: { params: Record<string, string> }) {
   return (
     <DetailScreen<Client>
       apiPath={`/admin/clients/${seg(params.id ?? "")}`}
-      title={(client) => `Client ${client.name}`}
-      fallbackTitle="Client"
-      back={{ to: LIST, label: "All clients" }}
+      title={(client) => t("admin-directory.clients.detailTitle", { name: client.name })}
+      fallbackTitle={t("admin-directory.clients.singular")}
+      back={{ to: LIST, label: t("admin-directory.clients.all") }}
     >
       {(client, reload) => <ClientDetail client={client} onChange={reload} />}
     </DetailScreen>
@@ -102,37 +106,51 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
     <>
       <Facts
         rows={[
-          ["Client ID", <code>{client.client_id}</code>],
-          ["Type", client.type],
-          ["Created", formatTime(client.createdAt)],
-          ["Changed", formatTime(client.updatedAt)],
+          [t("admin-directory.clients.clientId"), <code>{client.client_id}</code>],
+          [t("admin-directory.clients.type"), typeOf(client)],
+          [t("admin-directory.clients.createdAt"), formatTime(client.createdAt)],
+          [t("admin-directory.clients.changed"), formatTime(client.updatedAt)],
           // A writer sees these in the settings form.
           ...(canWrite
             ? []
             : ([
-                ["Redirect URIs", client.redirectUris.join(" ") || "—"],
-                ["Post-logout redirect URIs", client.postLogoutRedirectUris.join(" ") || "—"],
-                ["Back-channel logout URI", client.backchannelLogoutUri ?? "—"],
-                ["Grant types", client.grantTypes.join(", ")],
-                ["Skips consent", client.skipConsent ? "Yes" : "No"],
-                ["ID token signing", client.id_token_signed_response_alg],
-                ["Userinfo signing", client.userinfo_signed_response_alg ?? "None (plain JSON)"],
-                ["Token endpoint authentication", client.token_endpoint_auth_method],
-                ["Public keys", client.jwks ? "JWK Set (jwks)" : (client.jwks_uri ?? "—")],
-                ["Requires PAR", client.require_pushed_authorization_requests ? "Yes" : "No"],
-                ["Requires DPoP", client.dpop_bound_access_tokens ? "Yes" : "No"],
-                ["Security profile", client.securityProfile === "fapi2" ? "FAPI 2.0" : "None"],
-                ["Token exchange audiences", client.tokenExchangeAudiences.join(" ") || "—"],
-                ["Allowed web origins", client.allowedWebOrigins.join(" ") || "Those of the redirect URIs"],
+                [t("admin-directory.clients.redirects"), client.redirectUris.join(" ") || "—"],
+                [t("admin-directory.clients.logouts"), client.postLogoutRedirectUris.join(" ") || "—"],
+                [t("admin-directory.clients.backchannel"), client.backchannelLogoutUri ?? "—"],
+                [t("admin-directory.clients.grantTypes"), client.grantTypes.join(", ")],
+                [t("admin-directory.clients.skipsConsent"), yesNo(client.skipConsent)],
+                [t("admin-directory.clients.idTokenSigning"), client.id_token_signed_response_alg],
+                [
+                  t("admin-directory.clients.userinfoSigning"),
+                  client.userinfo_signed_response_alg ?? t("admin-directory.clients.userinfoPlain"),
+                ],
+                [t("admin-directory.clients.authMethod"), client.token_endpoint_auth_method],
+                [
+                  t("admin-directory.clients.keys"),
+                  client.jwks ? t("admin-directory.clients.keysJwks") : (client.jwks_uri ?? "—"),
+                ],
+                [t("admin-directory.clients.requiresPar"), yesNo(client.require_pushed_authorization_requests)],
+                [t("admin-directory.clients.requiresDpop"), yesNo(client.dpop_bound_access_tokens)],
+                [
+                  t("admin-directory.clients.profile"),
+                  client.securityProfile === "fapi2"
+                    ? t("admin-directory.clients.profileFapi2")
+                    : t("admin-directory.clients.profileNone"),
+                ],
+                [t("admin-directory.clients.audiences"), client.tokenExchangeAudiences.join(" ") || "—"],
+                [
+                  t("admin-directory.clients.origins"),
+                  client.allowedWebOrigins.join(" ") || t("admin-directory.clients.originsDefault"),
+                ],
               ] as const)),
         ]}
       />
       {canWrite ? (
-        <Panel title="Settings" id="client-settings">
+        <Panel title={t("admin-directory.clients.settings")} id="client-settings">
           <ClientForm
             client={client}
-            label="Client settings"
-            submitLabel="Save client"
+            label={t("admin-directory.clients.settingsForm")}
+            submitLabel={t("admin-directory.clients.save")}
             onSubmit={async (settings) => {
               await patch<Client>(path, {
                 name: settings.name,
@@ -153,58 +171,66 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
                 allowedWebOrigins: settings.allowedWebOrigins,
               });
               onChange();
-              return "Saved.";
+              return t("admin-directory.saved");
             }}
           />
         </Panel>
       ) : null}
       {canWrite && client.type === "confidential" ? <RotateSecret client={client} /> : null}
-      <Panel title="Scopes" id="client-scopes">
-        <p className="hint">The scopes this client may request. People still consent to them unless consent is skipped.</p>
+      <Panel title={t("admin-directory.clients.scopes")} id="client-scopes">
+        <p className="hint">{t("admin-directory.clients.scopesHint")}</p>
         <ScopeChoice
           path={`${path}/scopes`}
           chosen={client.scopes}
           withOidc
           canWrite={canWrite}
-          legend="Scopes the client may request"
+          legend={t("admin-directory.clients.scopesLegend")}
         />
       </Panel>
+      {hasScope(BRANDING_READ) ? <ClientBranding clientId={client.client_id} clientName={client.name} /> : null}
       {canWrite ? (
         <DeletePanel
-          noun="client"
-          name={client.name}
+          id="delete-client"
+          title={t("admin-directory.clients.delete")}
+          question={t("admin-directory.clients.deleteQuestion", { name: client.name })}
+          deleted={t("admin-directory.clients.deleted", { name: client.name })}
           apiPath={path}
           listPath={LIST}
-          warning="Its secret, codes, refresh tokens and consents are deleted with it."
-          consequence="The application stops working at once. This cannot be undone."
+          warning={t("admin-directory.clients.deleteWarning")}
+          consequence={t("admin-directory.clients.deleteConsequence")}
         />
       ) : null}
     </>
   );
 }
 
+/** "confidential" or "public", in the reader's language. */
+const typeOf = (client: Client): string => t("admin-directory.clients.typeValue", { type: client.type });
+
+const yesNo = (value: boolean): string => (value ? t("admin-directory.clients.yes") : t("admin-directory.clients.no"));
+
 function RotateSecret({ client }: { client: Client }) {
   const [rotated, setRotated] = useState<SecretRotated | null>(null);
   const [done, setDone] = useState(false);
   return (
-    <Panel title="Client secret" id="client-secret">
-      {done ? <Notice>The secret was replaced; the old one no longer works.</Notice> : null}
-      <p>The secret is stored only as a digest. Rotating it makes a new one and the old one stops working at once.</p>
+    <Panel title={t("admin-directory.clients.secret")} id="client-secret">
+      {done ? <Notice>{t("admin-directory.clients.rotated")}</Notice> : null}
+      <p>{t("admin-directory.clients.rotateExplanation")}</p>
       <ConfirmButton
-        label="Rotate secret"
-        title="Rotate the client secret?"
-        confirmLabel="Rotate"
+        label={t("admin-directory.clients.rotate")}
+        title={t("admin-directory.clients.rotateQuestion")}
+        confirmLabel={t("admin-directory.clients.rotateConfirm")}
         onConfirm={async () => {
           setDone(false);
           setRotated(await post<SecretRotated>(`/admin/clients/${seg(client.client_id)}/rotate-secret`));
         }}
       >
-        <p>The application must be given the new secret; until then it cannot get tokens.</p>
+        <p>{t("admin-directory.clients.rotateConsequence")}</p>
       </ConfirmButton>
       {rotated ? (
         <RevealOnce
-          title="The new client secret"
-          explanation="Copy the new secret now. It is not shown again."
+          title={t("admin-directory.clients.newSecretTitle")}
+          explanation={t("admin-directory.clients.newSecretExplanation")}
           value={<SecretValue clientId={rotated.client_id} secret={rotated.client_secret} />}
           onClose={() => {
             setRotated(null);

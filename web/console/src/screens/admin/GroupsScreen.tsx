@@ -6,6 +6,7 @@ import { useState } from "react";
 import { put } from "../../api/client";
 import { everyItem } from "../../api/pages";
 import { hasScope } from "../../auth/session";
+import { intl, t } from "../../i18n";
 import { Panel } from "../../ui/Screen";
 import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
@@ -16,16 +17,22 @@ import { NamedListScreen, NamedScreen, namedKind } from "./catalogue/Named";
 
 const GROUPS = namedKind("group");
 
+/** Names listed the way the reader's language separates them ("a, b, c"). */
+const names = (values: string[]): string => intl().formatList(values, { type: "unit", style: "short" });
+
 export function GroupsScreen(_props: { params: Record<string, string> }) {
   return (
     <NamedListScreen<Group>
       kind={GROUPS}
-      intro="People who share roles: every member holds the scopes of the group's roles."
+      intro={t("admin-directory.groups.intro")}
       columns={[
-        { header: "Members", cell: (group) => String(group.memberCount) },
-        { header: "Roles", cell: (group) => group.roles.map((role) => role.name).join(", ") || "—" },
+        { header: t("admin-directory.groups.members"), cell: (group) => intl().formatNumber(group.memberCount) },
+        {
+          header: t("admin-directory.groups.roles"),
+          cell: (group) => names(group.roles.map((role) => role.name)) || "—",
+        },
       ]}
-      createdNotice="Group created. Add its members and roles below."
+      createdNotice={t("admin-directory.groups.createdNotice")}
     />
   );
 }
@@ -37,18 +44,18 @@ export function GroupScreen({ params }: { params: Record<string, string> }) {
       kind={GROUPS}
       id={params.id ?? ""}
       facts={(group) => [
-        ["Description", group.description || "—"],
-        ["Members", group.memberCount],
-        ["Created", formatTime(group.createdAt)],
+        [t("admin-directory.groups.description"), group.description || "—"],
+        [t("admin-directory.groups.members"), intl().formatNumber(group.memberCount)],
+        [t("admin-directory.groups.createdAt"), formatTime(group.createdAt)],
       ]}
-      deleteWarning="Members lose the group's roles; profile fields bound to the group are deleted with their values."
+      deleteWarning={t("admin-directory.groups.deleteWarning")}
     >
       {(group, reload) => (
         <>
-          <Panel title="Members" id="group-members">
+          <Panel title={t("admin-directory.groups.members")} id="group-members">
             <GroupMembers group={group} canWrite={canWrite} onChange={reload} />
           </Panel>
-          <Panel title="Roles" id="group-roles">
+          <Panel title={t("admin-directory.groups.roles")} id="group-roles">
             <GroupRoles group={group} canWrite={canWrite} onSaved={reload} />
           </Panel>
         </>
@@ -67,11 +74,11 @@ function GroupRoles({ group, canWrite, onSaved }: { group: Group; canWrite: bool
         ))}
       </ul>
     ) : (
-      <p className="empty">No roles.</p>
+      <p className="empty">{t("admin-directory.groups.noRoles")}</p>
     );
   }
   return (
-    <Loaded state={state} reload={reload} label="Loading roles…">
+    <Loaded state={state} reload={reload} label={t("admin-directory.groups.loadingRoles")}>
       {(roles) => <RolesForm group={group} roles={roles} onSaved={onSaved} />}
     </Loaded>
   );
@@ -88,10 +95,10 @@ function RolesForm({ group, roles, onSaved }: { group: Group; roles: Role[]; onS
   });
   const name = (id: string | undefined): string | undefined => roles.find((role) => role.id === id)?.name;
   return (
-    <Form submission={submission} label="Roles of the group">
-      {saved ? <Notice>Roles saved.</Notice> : null}
+    <Form submission={submission} label={t("admin-directory.groups.rolesLegend")}>
+      {saved ? <Notice>{t("admin-directory.groups.rolesSaved")}</Notice> : null}
       <CheckboxGroup
-        legend="Roles of the group"
+        legend={t("admin-directory.groups.rolesLegend")}
         options={roles.map((role) => ({
           value: role.id,
           label: role.name,
@@ -105,7 +112,7 @@ function RolesForm({ group, roles, onSaved }: { group: Group; roles: Role[]; onS
         error={listErrors(submission, "roles", (index) => name(value[index]))}
       />
       <div>
-        <SubmitButton busy={submission.busy}>Save roles</SubmitButton>
+        <SubmitButton busy={submission.busy}>{t("admin-directory.groups.saveRoles")}</SubmitButton>
       </div>
     </Form>
   );

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { type Page, del, get, patch, post } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { intl, t } from "../../i18n";
 import { Link, navigate, useLocation } from "../../router";
 import { Screen } from "../../ui/Screen";
 import { ConfirmButton } from "../../ui/dialog";
@@ -19,12 +20,12 @@ import {
   EMPTY_DRAFT,
   type FieldCreate,
   type ProfileField,
-  TYPE_LABELS,
   createBody,
   draftOf,
   flagsOf,
   localErrors,
   patchBody,
+  typeLabel,
 } from "./fields/model";
 import { type EditorOptions, loadEditorOptions } from "./fields/options";
 
@@ -45,31 +46,31 @@ export function ProfileFieldsScreen(_props: { params: Record<string, string> }) 
   );
   return (
     <Screen
-      title="Profile fields"
-      intro="The fields of every person's profile, in display order, and the claims they release."
+      title={t("admin-ops.fields.title")}
+      intro={t("admin-ops.fields.intro")}
       actions={
         hasScope(WRITE) ? (
           <Link to={`${LIST}/new`} className="button primary">
-            New field
+            {t("admin-ops.fields.new")}
           </Link>
         ) : null
       }
     >
-      {created ? <Notice>Field "{created}" created.</Notice> : null}
-      {deleted ? <Notice>Field "{deleted}" deleted, with every value of it.</Notice> : null}
+      {created ? <Notice>{t("admin-ops.fields.created", { key: created })}</Notice> : null}
+      {deleted ? <Notice>{t("admin-ops.fields.deleted", { key: deleted })}</Notice> : null}
       <PagedTable
         load={load}
         paging={paging}
-        label="Loading profile fields…"
-        caption="Profile fields"
+        label={t("admin-ops.fields.loading")}
+        caption={t("admin-ops.fields.title")}
         rowKey={(field) => field.id}
-        empty="No profile fields yet."
+        empty={t("admin-ops.fields.empty")}
         columns={[
-          nameColumn<ProfileField>("Label", (field) => `${LIST}/${encodeURIComponent(field.id)}`, (field) => field.label),
-          { header: "Key", cell: (field) => <code>{field.key}</code> },
-          { header: "Type", cell: (field) => TYPE_LABELS[field.dataType] ?? field.dataType },
+          nameColumn<ProfileField>(t("admin-ops.fields.col.label"), (field) => `${LIST}/${encodeURIComponent(field.id)}`, (field) => field.label),
+          { header: t("admin-ops.fields.col.key"), cell: (field) => <code>{field.key}</code> },
+          { header: t("admin-ops.fields.col.type"), cell: (field) => typeLabel(field.dataType) },
           {
-            header: "Flags",
+            header: t("admin-ops.fields.col.flags"),
             cell: (field) =>
               flagsOf(field).map((flag) => (
                 <span className="tag" key={flag}>
@@ -78,17 +79,18 @@ export function ProfileFieldsScreen(_props: { params: Record<string, string> }) 
               )),
           },
           {
-            header: "Claim",
+            header: t("admin-ops.fields.col.claim"),
             cell: (field) =>
               field.claimName ? (
                 <>
-                  <code>{field.claimName}</code> <span className="muted">under {field.claimScope}</span>
+                  <code>{field.claimName}</code>{" "}
+                  <span className="muted">{t("admin-ops.fields.claimUnder", { scope: field.claimScope ?? "" })}</span>
                 </>
               ) : (
-                <span className="muted">none</span>
+                <span className="muted">{t("admin-ops.fields.none")}</span>
               ),
           },
-          { header: "Order", cell: (field) => field.displayOrder },
+          { header: t("admin-ops.fields.col.order"), cell: (field) => field.displayOrder },
         ]}
       />
     </Screen>
@@ -112,21 +114,21 @@ function NewFieldScreen() {
   );
   if (!hasScope(WRITE)) {
     return (
-      <Screen title="New profile field">
-        <p>Your account cannot create profile fields.</p>
+      <Screen title={t("admin-ops.fields.new.title")}>
+        <p>{t("admin-ops.fields.new.cannot")}</p>
         <p>
-          <Link to={LIST}>Back to the profile fields</Link>
+          <Link to={LIST}>{t("admin-ops.fields.backToFields")}</Link>
         </p>
       </Screen>
     );
   }
   return (
     <Screen
-      title="New profile field"
-      intro="Start from a preset or fill in the form; the preview shows the claim it would release."
-      actions={<Link to={LIST}>Back to the list</Link>}
+      title={t("admin-ops.fields.new.title")}
+      intro={t("admin-ops.fields.new.intro")}
+      actions={<Link to={LIST}>{t("admin-ops.fields.backToList")}</Link>}
     >
-      <Loaded state={state} reload={reload} label="Loading presets…">
+      <Loaded state={state} reload={reload} label={t("admin-ops.fields.loadingPresets")}>
         {([presets, options]) => <NewFieldForm presets={presets} options={options} />}
       </Loaded>
     </Screen>
@@ -148,8 +150,8 @@ function NewFieldForm({ presets, options }: { presets: FieldCreate[]; options: E
       options={options}
       presets={presets}
       stored={false}
-      submitLabel="Create field"
-      formLabel="New profile field"
+      submitLabel={t("admin-ops.fields.create")}
+      formLabel={t("admin-ops.fields.new.title")}
     />
   );
 }
@@ -159,10 +161,11 @@ function FieldScreen({ id }: { id: string }) {
     (signal) => Promise.all([get<ProfileField>(fieldPath(id), undefined, signal), loadEditorOptions(signal)]),
     [id],
   );
-  const title = state.status === "ready" ? `Profile field: ${state.data[0].key}` : "Profile field";
+  const title =
+    state.status === "ready" ? t("admin-ops.fields.detail.title", { key: state.data[0].key }) : t("admin-ops.fields.detail.fallback");
   return (
-    <Screen title={title} actions={<Link to={LIST}>Back to the list</Link>}>
-      <Loaded state={state} reload={reload} label="Loading the field…">
+    <Screen title={title} actions={<Link to={LIST}>{t("admin-ops.fields.backToList")}</Link>}>
+      <Loaded state={state} reload={reload} label={t("admin-ops.fields.loadingField")}>
         {([field, options]) => <FieldDetail initial={field} options={options} />}
       </Loaded>
     </Screen>
@@ -178,13 +181,13 @@ function FieldDetail({ initial, options }: { initial: ProfileField; options: Edi
       setNotice(null);
       const changes = patchBody(field, draft);
       if (Object.keys(changes).length === 0) {
-        setNotice("Nothing to save: no changes.");
+        setNotice(t("admin-ops.fields.nothingToSave"));
         return;
       }
       const saved = await patch<ProfileField>(fieldPath(field.id), changes);
       setField(saved);
       form.setValues(draftOf(saved));
-      setNotice("Saved.");
+      setNotice(t("admin-ops.fields.saved"));
     },
     localErrors,
   );
@@ -196,25 +199,27 @@ function FieldDetail({ initial, options }: { initial: ProfileField; options: Edi
         form={form}
         options={options}
         stored
-        submitLabel="Save changes"
-        formLabel="Change the profile field"
+        submitLabel={t("admin-ops.fields.save")}
+        formLabel={t("admin-ops.fields.edit.form")}
       />
       <section className="panel danger-zone" aria-labelledby="delete-field-title">
-        <h2 id="delete-field-title">Delete this field</h2>
-        <p>Deleting the field deletes every person's value of it. This cannot be undone.</p>
+        <h2 id="delete-field-title">{t("admin-ops.fields.delete.title")}</h2>
+        <p>{t("admin-ops.fields.delete.warning")}</p>
         <ConfirmButton
-          label="Delete field"
-          title={`Delete the field "${field.label}"?`}
-          confirmLabel="Delete field and values"
+          label={t("admin-ops.fields.delete.button")}
+          title={t("admin-ops.fields.delete.question", { label: field.label })}
+          confirmLabel={t("admin-ops.fields.delete.confirm")}
           onConfirm={async () => {
             await del(fieldPath(field.id));
             navigate(`${LIST}?deleted=${encodeURIComponent(field.key)}`);
           }}
         >
           <p>
-            Every person's value of <code>{field.key}</code> is deleted with it
-            {field.claimName ? `, and applications no longer receive the claim "${field.claimName}"` : ""}. This
-            cannot be undone.
+            {t("admin-ops.fields.delete.consequence", {
+              key: field.key,
+              claim: field.claimName ?? "",
+              hasClaim: field.claimName ? "yes" : "no",
+            })}
           </p>
         </ConfirmButton>
       </section>
@@ -226,24 +231,27 @@ function FieldDetail({ initial, options }: { initial: ProfileField; options: Edi
 function ReadOnlyField({ field, options }: { field: ProfileField; options: EditorOptions }) {
   const v = field.validators;
   const rules = [
-    v.pattern !== undefined ? `pattern ${v.pattern}` : "",
-    v.minLength !== undefined ? `at least ${v.minLength} characters` : "",
-    v.maxLength !== undefined ? `at most ${v.maxLength} characters` : "",
-    v.min !== undefined ? `minimum ${v.min}` : "",
-    v.max !== undefined ? `maximum ${v.max}` : "",
+    v.pattern !== undefined ? t("admin-ops.fields.rule.pattern", { pattern: v.pattern }) : "",
+    v.minLength !== undefined ? t("admin-ops.fields.rule.minLength", { count: v.minLength }) : "",
+    v.maxLength !== undefined ? t("admin-ops.fields.rule.maxLength", { count: v.maxLength }) : "",
+    v.min !== undefined ? t("admin-ops.fields.rule.min", { value: String(v.min) }) : "",
+    v.max !== undefined ? t("admin-ops.fields.rule.max", { value: String(v.max) }) : "",
   ].filter(Boolean);
   return (
     <div className="field-editor">
       <Facts
         rows={[
-          ["Key", <code>{field.key}</code>],
-          ["Label", field.label],
-          ["Type", TYPE_LABELS[field.dataType] ?? field.dataType],
-          ["Flags", flagsOf(field).join(", ") || "none"],
-          ["Validation", rules.join("; ") || "none"],
-          field.enumValues ? ["Permitted values", field.enumValues.join(", ")] : null,
-          ["Display order", field.displayOrder],
-          ["Group", field.groupId ? (options.groupNames.get(field.groupId) ?? field.groupId) : "Everyone"],
+          [t("admin-ops.fields.col.key"), <code>{field.key}</code>],
+          [t("admin-ops.fields.col.label"), field.label],
+          [t("admin-ops.fields.col.type"), typeLabel(field.dataType)],
+          [t("admin-ops.fields.col.flags"), intl().formatList(flagsOf(field), { type: "unit" }) || t("admin-ops.fields.none")],
+          [t("admin-ops.fields.validation"), rules.join("; ") || t("admin-ops.fields.none")],
+          field.enumValues ? [t("admin-ops.fields.permittedValues"), intl().formatList(field.enumValues, { type: "unit" })] : null,
+          [t("admin-ops.fields.displayOrder"), field.displayOrder],
+          [
+            t("admin-ops.fields.group"),
+            field.groupId ? (options.groupNames.get(field.groupId) ?? field.groupId) : t("admin-ops.fields.everyone"),
+          ],
         ]}
       />
       <ClaimPreview draft={draftOf(field)} groupName={field.groupId ? options.groupNames.get(field.groupId) : undefined} />

@@ -3,6 +3,7 @@
  * `administrator` role cannot be renamed or deleted: the API's 409 message is shown.
  */
 import { hasScope } from "../../auth/session";
+import { intl, t } from "../../i18n";
 import { Panel } from "../../ui/Screen";
 import { formatTime } from "../../ui/table";
 import { type Role, seg } from "./catalogue/common";
@@ -15,12 +16,12 @@ export function RolesScreen(_props: { params: Record<string, string> }) {
   return (
     <NamedListScreen<Role>
       kind={ROLES}
-      intro="Named sets of scopes, given to users directly or through their groups."
+      intro={t("admin-directory.roles.intro")}
       columns={[
-        { header: "Description", cell: (role) => role.description || "—" },
-        { header: "Scopes", cell: (role) => String(role.scopes.length) },
+        { header: t("admin-directory.roles.description"), cell: (role) => role.description || "—" },
+        { header: t("admin-directory.roles.scopes"), cell: (role) => intl().formatNumber(role.scopes.length) },
       ]}
-      createdNotice="Role created. Choose its scopes below."
+      createdNotice={t("admin-directory.roles.createdNotice")}
     />
   );
 }
@@ -31,20 +32,20 @@ export function RoleScreen({ params }: { params: Record<string, string> }) {
       kind={ROLES}
       id={params.id ?? ""}
       facts={(role) => [
-        ["Description", role.description || "—"],
-        ["Created", formatTime(role.createdAt)],
-        ["Changed", formatTime(role.updatedAt)],
+        [t("admin-directory.roles.description"), role.description || "—"],
+        [t("admin-directory.roles.createdAt"), formatTime(role.createdAt)],
+        [t("admin-directory.roles.changed"), formatTime(role.updatedAt)],
       ]}
-      deleteWarning="Users and groups that have the role lose it and its scopes."
+      deleteWarning={t("admin-directory.roles.deleteWarning")}
     >
       {(role) => (
-        <Panel title="Scopes" id="role-scopes">
+        <Panel title={t("admin-directory.roles.scopes")} id="role-scopes">
           <ScopeChoice
             path={`/admin/roles/${seg(role.id)}/scopes`}
             chosen={role.scopes}
             withOidc={false}
             canWrite={hasScope(ROLES.writeScope)}
-            legend="Scopes the role holds"
+            legend={t("admin-directory.roles.scopesLegend")}
           />
         </Panel>
       )}

@@ -5,6 +5,8 @@
 import { useState } from "react";
 import { get, post, type Page } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { t } from "../../i18n";
+import { rich } from "./catalogue/rich";
 import { Link, setQuery, useLocation } from "../../router";
 import { Panel, Screen } from "../../ui/Screen";
 import { binders, blankErrors, useForm } from "../../ui/bind";
@@ -25,7 +27,7 @@ function SearchForm({ email, username, size }: { email: string; username: string
     <form
       className="form users-search"
       role="search"
-      aria-label="Search users"
+      aria-label={t("admin-directory.users.search")}
       onSubmit={(event) => {
         event.preventDefault();
         setQuery({
@@ -36,12 +38,24 @@ function SearchForm({ email, username, size }: { email: string; username: string
         });
       }}
     >
-      <TextField label="Email starts with" type="search" name="email" autoComplete="off" {...text("email")} />
-      <TextField label="Username starts with" type="search" name="username" autoComplete="off" {...text("username")} />
+      <TextField
+        label={t("admin-directory.users.emailStarts")}
+        type="search"
+        name="email"
+        autoComplete="off"
+        {...text("email")}
+      />
+      <TextField
+        label={t("admin-directory.users.usernameStarts")}
+        type="search"
+        name="username"
+        autoComplete="off"
+        {...text("username")}
+      />
       <RowsPerPage value={values.rows} onChange={(rows) => set("rows", rows)} />
       <div className="form-row">
         <button type="submit" className="button primary">
-          Search
+          {t("admin-directory.users.searchButton")}
         </button>
         {email || username ? (
           <button
@@ -52,7 +66,7 @@ function SearchForm({ email, username, size }: { email: string; username: string
               setQuery({ email: null, username: null, cursor: null });
             }}
           >
-            Show everyone
+            {t("admin-directory.users.showEveryone")}
           </button>
         ) : null}
       </div>
@@ -70,27 +84,33 @@ function NewUserForm({ onCreated }: { onCreated: (user: User) => void }) {
       form.reset();
     },
     (values) =>
-      blankErrors(values, { email: "Enter the person's email address." }, { password: "Enter a first password for the person." }),
+      blankErrors(
+        values,
+        { email: t("admin-directory.users.emailMissing") },
+        { password: t("admin-directory.users.passwordMissing") },
+      ),
   );
   const { submission, text } = form;
   return (
-    <Form submission={submission} label="New user">
-      <TextField label="Email" type="email" autoComplete="off" {...text("email")} />
+    <Form submission={submission} label={t("admin-directory.users.new")}>
+      <TextField label={t("admin-directory.users.email")} type="email" autoComplete="off" {...text("email")} />
       <TextField
-        label="Username"
-        hint="Optional. One word, no spaces; the person can sign in with it instead of the email."
+        label={t("admin-directory.users.username")}
+        hint={t("admin-directory.users.usernameHint")}
         autoComplete="off"
         {...text("username")}
       />
-      <TextField label="Display name" autoComplete="off" {...text("displayName")} />
+      <TextField label={t("admin-directory.users.displayName")} autoComplete="off" {...text("displayName")} />
       <TextField
-        label="Password"
+        label={t("admin-directory.users.password")}
         type="password"
         autoComplete="new-password"
-        hint="At least 8 characters, not a common one, not containing the email or username."
+        hint={t("admin-directory.users.passwordHint")}
         {...text("password")}
       />
-      <SubmitRow submission={submission} busyLabel="Creating…">Create user</SubmitRow>
+      <SubmitRow submission={submission} busyLabel={t("admin-directory.users.creating")}>
+        {t("admin-directory.users.create")}
+      </SubmitRow>
     </Form>
   );
 }
@@ -112,8 +132,8 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
   );
   return (
     <Screen
-      title="Users"
-      intro="Everyone who can sign in. Search by the beginning of an email address or a username."
+      title={t("admin-directory.users.title")}
+      intro={t("admin-directory.users.intro")}
       actions={
         canWrite ? (
           <button
@@ -123,7 +143,7 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
             aria-controls="new-user"
             onClick={() => setCreating((open) => !open)}
           >
-            New user
+            {t("admin-directory.users.new")}
           </button>
         ) : null
       }
@@ -131,12 +151,14 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
       {notice ? <Notice>{notice}</Notice> : null}
       {created ? (
         <Notice>
-          User created: <Link to={`/console/admin/users/${encodeURIComponent(created.id)}`}>{created.email}</Link>.
+          {rich("admin-directory.users.created", {
+            user: <Link to={`/console/admin/users/${encodeURIComponent(created.id)}`}>{created.email}</Link>,
+          })}
         </Notice>
       ) : null}
       {canWrite && creating ? (
         <div id="new-user">
-          <Panel title="New user">
+          <Panel title={t("admin-directory.users.new")}>
             <NewUserForm
               onCreated={(user) => {
                 setCreated(user);
@@ -151,15 +173,15 @@ export function UsersScreen(_props: { params: Record<string, string> }) {
       <PagedTable
         load={{ state, reload }}
         paging={paging}
-        label="Loading users…"
-        caption="User list"
+        label={t("admin-directory.users.loading")}
+        caption={t("admin-directory.users.caption")}
         rowKey={(user) => user.id}
-        empty={email || username ? "No user matches this search." : "No users yet."}
+        empty={email || username ? t("admin-directory.users.noMatch") : t("admin-directory.users.empty")}
         columns={[
-          nameColumn<User>("Email", (user) => `/console${userPath(user.id)}`, (user) => user.email),
-          { header: "Username", cell: (user) => user.username ?? "—" },
-          { header: "Display name", cell: (user) => user.displayName || "—" },
-          { header: "Status", cell: (user) => <StatusTag disabled={user.disabled} /> },
+          nameColumn<User>(t("admin-directory.users.email"), (user) => `/console${userPath(user.id)}`, (user) => user.email),
+          { header: t("admin-directory.users.username"), cell: (user) => user.username ?? "—" },
+          { header: t("admin-directory.users.displayName"), cell: (user) => user.displayName || "—" },
+          { header: t("admin-directory.users.status"), cell: (user) => <StatusTag disabled={user.disabled} /> },
         ]}
       />
     </Screen>

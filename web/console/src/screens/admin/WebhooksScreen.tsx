@@ -7,6 +7,7 @@
 import { useId, useState } from "react";
 import { describeError } from "../../api/client";
 import { hasScope } from "../../auth/session";
+import { intl, t } from "../../i18n";
 import { navigate } from "../../router";
 import { Panel } from "../../ui/Screen";
 import { carryNotice } from "../../ui/carry";
@@ -35,36 +36,40 @@ export function WebhooksScreen(_props: { params: Record<string, string> }) {
   const canWrite = hasScope(WEBHOOKS_WRITE);
   return (
     <ListScreen<WebhookEndpoint>
-      title="Webhooks"
-      intro="Endpoints that receive a signed POST for each event they chose: people, sign-ins, sessions, consent and clients."
+      title={t("admin-ops.webhooks.title")}
+      intro={t("admin-ops.webhooks.intro")}
       apiPath={WEBHOOKS_API}
-      caption="Webhook endpoints"
+      caption={t("admin-ops.webhooks.caption")}
       rowKey={(endpoint) => endpoint.id}
-      empty="No webhook endpoints yet."
+      empty={t("admin-ops.webhooks.empty")}
       columns={[
-        nameColumn("URL", (endpoint) => endpointScreen(endpoint.id), (endpoint) => endpoint.url),
-        { header: "Description", cell: (endpoint) => endpoint.description || "—" },
+        nameColumn(t("admin-ops.webhooks.url"), (endpoint) => endpointScreen(endpoint.id), (endpoint) => endpoint.url),
+        { header: t("admin-ops.webhooks.description"), cell: (endpoint) => endpoint.description || "—" },
         {
-          header: "Event types",
+          header: t("admin-ops.webhooks.eventTypes"),
           cell: (endpoint) => (
-            <span title={endpoint.eventTypes.join(", ")}>
-              {endpoint.eventTypes.length === 1 ? "1 type" : `${endpoint.eventTypes.length} types`}
+            <span title={intl().formatList(endpoint.eventTypes, { type: "unit" })}>
+              {t("admin-ops.webhooks.typeCount", { count: endpoint.eventTypes.length })}
             </span>
           ),
         },
         {
-          header: "Enabled",
+          header: t("admin-ops.webhooks.enabled"),
           cell: (endpoint) =>
             canWrite ? <EnabledSwitch endpoint={endpoint} /> : <EnabledTag enabled={endpoint.enabled} />,
         },
       ]}
-      create={{ title: "New endpoint", writeScope: WEBHOOKS_WRITE, form: <NewEndpoint /> }}
+      create={{ title: t("admin-ops.webhooks.new"), writeScope: WEBHOOKS_WRITE, form: <NewEndpoint /> }}
     />
   );
 }
 
 function EnabledTag({ enabled }: { enabled: boolean }) {
-  return enabled ? <span className="tag ok">Enabled</span> : <span className="tag">Disabled</span>;
+  return enabled ? (
+    <span className="tag ok">{t("admin-ops.webhooks.enabled")}</span>
+  ) : (
+    <span className="tag">{t("admin-ops.webhooks.disabled")}</span>
+  );
 }
 
 /** A switch in the list: `PATCH {enabled}` at once; a refusal puts it back and says why. */
@@ -100,7 +105,8 @@ function EnabledSwitch({ endpoint }: { endpoint: WebhookEndpoint }) {
       />
       {/* The name stays "Enabled …" and the state is the switch's own ("on", "off"). */}
       <label htmlFor={id}>
-        Enabled<span className="visually-hidden"> {endpoint.url}</span>
+        {t("admin-ops.webhooks.enabled")}
+        <span className="visually-hidden"> {endpoint.url}</span>
       </label>
       {error ? (
         <p className="field-error" id={`${id}-error`}>
@@ -115,21 +121,23 @@ function NewEndpoint() {
   const [created, setCreated] = useState<WebhookCreated | null>(null);
   const open = (endpoint: WebhookEndpoint): void => {
     const to = endpointScreen(endpoint.id);
-    carryNotice(to, "Endpoint created.");
+    carryNotice(to, t("admin-ops.webhooks.created"));
     navigate(to);
   };
   return (
     <>
       <EndpointForm
-        label="New endpoint"
-        submitLabel="Create endpoint"
+        label={t("admin-ops.webhooks.new")}
+        submitLabel={t("admin-ops.webhooks.create")}
         onSubmit={async (values) => {
           setCreated(await createEndpoint(values));
           return null;
         }}
       />
       {created ? (
-        <SecretShownOnce title="Endpoint created: its signing secret" secret={created.secret} onClose={() => open(created)} />
+        <SecretShownOnce
+          title={t("admin-ops.webhooks.createdSecret")}
+          secret={created.secret} onClose={() => open(created)} />
       ) : null}
     </>
   );
@@ -140,8 +148,8 @@ export function WebhookScreen({ params }: { params: Record<string, string> }) {
     <DetailScreen<WebhookEndpoint>
       apiPath={endpointPath(params.id ?? "")}
       title={endpointTitle}
-      fallbackTitle="Webhook endpoint"
-      back={{ to: WEBHOOKS_SCREEN, label: "All webhooks" }}
+      fallbackTitle={t("admin-ops.webhooks.endpoint")}
+      back={{ to: WEBHOOKS_SCREEN, label: t("admin-ops.webhooks.all") }}
     >
       {(endpoint, reload) => <EndpointDetail endpoint={endpoint} onChange={reload} />}
     </DetailScreen>
@@ -154,12 +162,12 @@ function EndpointDetail({ endpoint, onChange }: { endpoint: WebhookEndpoint; onC
     <>
       <Facts
         rows={[
-          ["URL", <code>{endpoint.url}</code>],
-          ["Description", endpoint.description || "—"],
-          ["Status", <EnabledTag enabled={endpoint.enabled} />],
+          [t("admin-ops.webhooks.url"), <code>{endpoint.url}</code>],
+          [t("admin-ops.webhooks.description"), endpoint.description || "—"],
+          [t("admin-ops.webhooks.status"), <EnabledTag enabled={endpoint.enabled} />],
           // A writer sees them in the settings form.
           !canWrite && [
-            "Event types",
+            t("admin-ops.webhooks.eventTypes"),
             <ul className="plain-list">
               {endpoint.eventTypes.map((type) => (
                 <li key={type}>
@@ -168,42 +176,44 @@ function EndpointDetail({ endpoint, onChange }: { endpoint: WebhookEndpoint; onC
               ))}
             </ul>,
           ],
-          ["Created", formatTime(endpoint.createdAt)],
-          ["Changed", formatTime(endpoint.updatedAt)],
-          ["Endpoint id", <code>{endpoint.id}</code>],
+          [t("admin-ops.webhooks.createdAt"), formatTime(endpoint.createdAt)],
+          [t("admin-ops.webhooks.changedAt"), formatTime(endpoint.updatedAt)],
+          [t("admin-ops.webhooks.id"), <code>{endpoint.id}</code>],
         ]}
       />
       {canWrite ? (
-        <Panel title="Settings" id="webhook-settings">
+        <Panel title={t("admin-ops.webhooks.settings")} id="webhook-settings">
           <EndpointForm
             endpoint={endpoint}
-            label="Endpoint settings"
-            submitLabel="Save endpoint"
+            label={t("admin-ops.webhooks.settings.form")}
+            submitLabel={t("admin-ops.webhooks.save")}
             onSubmit={async (values) => {
               const body = changesOf(endpoint, values);
-              if (Object.keys(body).length === 0) return "Nothing changed.";
+              if (Object.keys(body).length === 0) return t("admin-ops.webhooks.nothingChanged");
               await updateEndpoint(endpoint.id, body);
               onChange();
-              return "Saved.";
+              return t("admin-ops.webhooks.saved");
             }}
           />
         </Panel>
       ) : null}
       {canWrite ? <RotateSecret endpoint={endpoint} /> : null}
-      <Panel title="Deliveries" id="webhook-deliveries">
+      <Panel title={t("admin-ops.webhooks.deliveries")} id="webhook-deliveries">
         <p className="hint">
-          Each event sent to this endpoint, retried with growing pauses until it succeeds or the retry time runs out.
+          {t("admin-ops.webhooks.deliveries.hint")}
         </p>
         <Deliveries endpointId={endpoint.id} canWrite={canWrite} />
       </Panel>
       {canWrite ? (
         <DeletePanel
-          noun="endpoint"
-          name={endpoint.url}
+          id="delete-endpoint"
+          title={t("admin-ops.webhooks.delete")}
+          question={t("admin-ops.webhooks.delete.question", { url: endpoint.url })}
+          deleted={t("admin-ops.webhooks.deleted", { url: endpoint.url })}
           apiPath={endpointPath(endpoint.id)}
           listPath={WEBHOOKS_SCREEN}
-          warning="Its delivery log goes with it; deliveries still queued are not sent."
-          consequence="The receiver gets no more events. This cannot be undone."
+          warning={t("admin-ops.webhooks.delete.warning")}
+          consequence={t("admin-ops.webhooks.delete.consequence")}
         />
       ) : null}
     </>
@@ -214,26 +224,25 @@ function RotateSecret({ endpoint }: { endpoint: WebhookEndpoint }) {
   const [secret, setSecret] = useState<string | null>(null);
   const [done, setDone] = useState(false);
   return (
-    <Panel title="Signing secret" id="webhook-secret">
-      {done ? <Notice>The secret was replaced; requests are now signed with the new one.</Notice> : null}
+    <Panel title={t("admin-ops.webhooks.secret")} id="webhook-secret">
+      {done ? <Notice>{t("admin-ops.webhooks.secret.replaced")}</Notice> : null}
       <p>
-        Every request carries a <code>webhook-signature</code> made with this secret. It was shown once, when the
-        endpoint was created; rotating it makes a new one, and the old one stops being used at once.
+        {t("admin-ops.webhooks.secret.about")}
       </p>
       <ConfirmButton
-        label="Rotate secret"
-        title="Rotate the signing secret?"
-        confirmLabel="Rotate"
+        label={t("admin-ops.webhooks.rotate")}
+        title={t("admin-ops.webhooks.rotate.question")}
+        confirmLabel={t("admin-ops.webhooks.rotate.confirm")}
         onConfirm={async () => {
           setDone(false);
           setSecret((await rotateSecret(endpoint.id)).secret);
         }}
       >
-        <p>The receiver must be given the new secret; until then it will refuse the requests as unsigned.</p>
+        <p>{t("admin-ops.webhooks.rotate.consequence")}</p>
       </ConfirmButton>
       {secret ? (
         <SecretShownOnce
-          title="The new signing secret"
+          title={t("admin-ops.webhooks.rotated")}
           secret={secret}
           onClose={() => {
             setSecret(null);

@@ -1,7 +1,11 @@
 import { WebAuthnError, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from "@simplewebauthn/browser";
 import { describe, expect, test, vi } from "vitest";
 import { ApiError, describeError } from "../../../api/client";
-import { ALREADY_HERE, NOT_POSSIBLE, PasskeyCancelled, type RegisterDeps, explainCeremony, registerPasskey } from "./register";
+
+const ALREADY_HERE =
+  "This authenticator already holds a passkey for your account. Use another one, or keep the one you have.";
+const NOT_POSSIBLE = "This browser could not create a passkey here. Try another browser or device, or a security key.";
+import { PasskeyCancelled, type RegisterDeps, explainCeremony, registerPasskey } from "./register";
 
 const OPTIONS = {
   challenge: "Y2hhbGxlbmdl",

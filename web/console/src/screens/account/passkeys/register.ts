@@ -13,6 +13,7 @@ import {
 } from "@simplewebauthn/browser";
 import { ApiError, post } from "../../../api/client";
 import type { PasskeyRead } from "../../../api/passkeys";
+import { t } from "../../../i18n";
 
 /** What adding needs from the outside world (replaced in unit tests). */
 export interface RegisterDeps {
@@ -25,15 +26,15 @@ const DEFAULT_DEPS: RegisterDeps = { post, start: startRegistration };
 /** The person closed the browser's prompt (or let it time out): nothing was added. */
 export class PasskeyCancelled extends Error {
   constructor() {
-    super("No passkey was added: the prompt was closed before it finished.");
+    super(t("account.passkeys.cancelled"));
     this.name = "PasskeyCancelled";
   }
 }
 
-export const ALREADY_HERE =
-  "This authenticator already holds a passkey for your account. Use another one, or keep the one you have.";
-export const NOT_POSSIBLE =
-  "This browser could not create a passkey here. Try another browser or device, or a security key.";
+/** The authenticator already holds a passkey for this account. */
+export const alreadyHere = (): string => t("account.passkeys.alreadyHere");
+/** Anything else the browser refused. */
+export const notPossible = (): string => t("account.passkeys.notPossible");
 
 /**
  * The browser's refusal in the person's words. A sentence the screen shows like an API
@@ -46,12 +47,12 @@ export function explainCeremony(error: unknown): Error {
     return new PasskeyCancelled();
   }
   if (error instanceof WebAuthnError && error.code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED") {
-    return new ApiError(0, { detail: ALREADY_HERE });
+    return new ApiError(0, { detail: alreadyHere() });
   }
   if (name === "InvalidStateError") {
-    return new ApiError(0, { detail: ALREADY_HERE });
+    return new ApiError(0, { detail: alreadyHere() });
   }
-  return new ApiError(0, { detail: NOT_POSSIBLE });
+  return new ApiError(0, { detail: notPossible() });
 }
 
 export async function registerPasskey(name: string, deps: RegisterDeps = DEFAULT_DEPS): Promise<PasskeyRead> {

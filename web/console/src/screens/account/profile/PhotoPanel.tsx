@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { del } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
+import { t } from "../../../i18n";
 import { Panel } from "../../../ui/Screen";
 import { ConfirmButton } from "../../../ui/dialog";
 import { Form, SubmitButton, TextField } from "../../../ui/form";
@@ -12,63 +13,60 @@ import { Notice } from "../../../ui/table";
 import { IMAGE_TYPES } from "../api";
 import { useImageUpload } from "../upload";
 
-const NO_STORE =
-  "Photos cannot be stored on this server at the moment (no photo store is available). Try again later or ask your administrator.";
-
 export function PhotoPanel({ picture, onChange }: { picture: string | null; onChange: (next: string | null) => void }) {
   const canWrite = hasScope("idp:account:write");
   const [notice, setNotice] = useState<string | null>(null);
   const { submission, inputKey, input } = useImageUpload<{ picture: string }>({
     path: "/entity/profile/photo",
     field: "photo",
-    unavailable: NO_STORE,
+    unavailable: t("account.photo.noStore"),
     refuse: (file) => {
-      if (!file) return "Choose an image first.";
-      if (!IMAGE_TYPES.split(",").includes(file.type)) return "Choose a PNG, JPEG or WebP image.";
+      if (!file) return t("account.photo.chooseFirst");
+      if (!IMAGE_TYPES.split(",").includes(file.type)) return t("account.upload.chooseType");
       return null;
     },
     onStart: () => setNotice(null),
     onUploaded: (answer) => {
       onChange(answer.picture);
-      setNotice("Photo saved.");
+      setNotice(t("account.photo.saved"));
     },
   });
   return (
-    <Panel title="Photo">
+    <Panel title={t("account.photo.title")}>
       {notice ? <Notice>{notice}</Notice> : null}
       <div className="photo-row">
         {picture ? (
-          <img className="photo" src={picture} alt="Your photo" />
+          <img className="photo" src={picture} alt={t("account.photo.alt")} />
         ) : (
-          <p className="photo photo-empty">No photo yet.</p>
+          <p className="photo photo-empty">{t("account.photo.none")}</p>
         )}
         {canWrite ? (
           <div className="photo-actions">
-            <Form submission={submission} label="Upload a photo">
+            <Form submission={submission} label={t("account.photo.formLabel")}>
               <TextField
                 key={inputKey}
-                label="New photo"
-                hint="A PNG, JPEG or WebP image. It is stored without its metadata (location, camera) and shown to applications you sign in to."
+                label={t("account.photo.new")}
+                hint={t("account.photo.hint")}
                 accept={IMAGE_TYPES}
                 {...input}
               />
               <div className="form-row">
-                <SubmitButton busy={submission.busy} busyLabel="Uploading…">
-                  Upload photo
+                <SubmitButton busy={submission.busy} busyLabel={t("account.photo.uploading")}>
+                  {t("account.photo.upload")}
                 </SubmitButton>
                 {picture ? (
                   <ConfirmButton
-                    label="Remove photo"
-                    title="Remove your photo?"
-                    confirmLabel="Remove photo"
+                    label={t("account.photo.remove")}
+                    title={t("account.photo.removeQuestion")}
+                    confirmLabel={t("account.photo.remove")}
                     onConfirm={async () => {
                       setNotice(null);
                       await del("/entity/profile/photo");
                       onChange(null);
-                      setNotice("Photo removed.");
+                      setNotice(t("account.photo.removed"));
                     }}
                   >
-                    <p>Applications you sign in to will no longer receive a photo of you.</p>
+                    <p>{t("account.photo.removeText")}</p>
                   </ConfirmButton>
                 ) : null}
               </div>

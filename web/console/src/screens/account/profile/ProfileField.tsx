@@ -4,6 +4,7 @@
  * A field the person may not change is a read-only input saying who manages it.
  */
 import type { ReactNode } from "react";
+import { intl, t } from "../../../i18n";
 import { Checkbox, SelectField, TextField } from "../../../ui/form";
 import type { DataType, FieldValue, SchemaField } from "../api";
 
@@ -44,28 +45,35 @@ export function valueOf(field: SchemaField, draft: Draft): FieldValue {
 export function hintOf(field: SchemaField): string[] {
   const v = field.validators;
   const hints: string[] = [];
-  if (v.minLength !== undefined && v.maxLength !== undefined) hints.push(`${v.minLength} to ${v.maxLength} characters.`);
-  else if (v.minLength !== undefined) hints.push(`At least ${v.minLength} characters.`);
-  else if (v.maxLength !== undefined) hints.push(`At most ${v.maxLength} characters.`);
+  if (v.minLength !== undefined && v.maxLength !== undefined)
+    hints.push(t("account.field.lengthRange", { min: v.minLength, max: v.maxLength }));
+  else if (v.minLength !== undefined) hints.push(t("account.field.lengthMin", { min: v.minLength }));
+  else if (v.maxLength !== undefined) hints.push(t("account.field.lengthMax", { max: v.maxLength }));
   if (field.dataType === "date") {
-    if (v.min !== undefined) hints.push(`Not before ${v.min}.`);
-    if (v.max !== undefined) hints.push(`Not after ${v.max}.`);
+    // Dates are shown as the API has them (ISO 8601), which is also what the date input reads.
+    if (v.min !== undefined) hints.push(t("account.field.dateMin", { date: String(v.min) }));
+    if (v.max !== undefined) hints.push(t("account.field.dateMax", { date: String(v.max) }));
   } else {
-    if (v.min !== undefined && v.max !== undefined) hints.push(`From ${v.min} to ${v.max}.`);
-    else if (v.min !== undefined) hints.push(`At least ${v.min}.`);
-    else if (v.max !== undefined) hints.push(`At most ${v.max}.`);
+    if (v.min !== undefined && v.max !== undefined) hints.push(t("account.field.range", { min: num(v.min), max: num(v.max) }));
+    else if (v.min !== undefined) hints.push(t("account.field.min", { min: num(v.min) }));
+    else if (v.max !== undefined) hints.push(t("account.field.max", { max: num(v.max) }));
   }
-  if (v.pattern) hints.push(`Must match the pattern ${v.pattern}`);
-  if (field.dataType === "phone") hints.push("Digits, with an optional +, spaces, ( ) and -.");
-  if (field.dataType === "url") hints.push("A full address starting with https://.");
-  if (field.unique) hints.push("No one else may have the same value.");
+  if (v.pattern) hints.push(t("account.field.pattern", { pattern: v.pattern }));
+  if (field.dataType === "phone") hints.push(t("account.field.phone"));
+  if (field.dataType === "url") hints.push(t("account.field.url"));
+  if (field.unique) hints.push(t("account.field.unique"));
   return hints;
+}
+
+/** A validator's bound in the current language's digits, when it is a number. */
+function num(value: number | string | undefined): string {
+  return typeof value === "number" ? intl().formatNumber(value) : String(value);
 }
 
 function labelOf(field: SchemaField): ReactNode {
   return field.required ? (
     <>
-      {field.label} <span className="required">(required)</span>
+      {field.label} <span className="required">{t("account.field.required")}</span>
     </>
   ) : (
     field.label
@@ -73,7 +81,7 @@ function labelOf(field: SchemaField): ReactNode {
 }
 
 function shown(draft: Draft): string {
-  if (typeof draft === "boolean") return draft ? "Yes" : "No";
+  if (typeof draft === "boolean") return draft ? t("common.yes") : t("common.no");
   return draft;
 }
 
@@ -95,8 +103,8 @@ export function ProfileFieldInput({
   const label = labelOf(field);
   if (!writable) {
     const hint = field.userWritable
-      ? "You can read this value but not change it here."
-      : "Your administrator manages this value.";
+      ? t("account.field.readOnly")
+      : t("account.field.managed");
     return <TextField label={label} hint={hint} error={error} type="text" value={shown(draft)} readOnly />;
   }
   const hints = hintOf(field);
@@ -116,7 +124,7 @@ export function ProfileFieldInput({
   if (field.dataType === "enum") {
     const values = field.enumValues ?? [];
     const options = [
-      { value: "", label: field.required ? "Choose one" : "None" },
+      { value: "", label: field.required ? t("account.field.chooseOne") : t("account.field.none") },
       ...values.map((value) => ({ value, label: value })),
     ];
     // A stored value the administrator has since removed from the list stays visible.

@@ -2,6 +2,7 @@
  * Rows of `GET /admin/audit` (idp_common.storage.repos.audit.AuditRead: note `status_code` and
  * `occurred_at` keep their snake_case names on the wire) and how the screen reads them.
  */
+import { t } from "../../../i18n";
 
 export interface AuditRow {
   id: number;
@@ -97,10 +98,10 @@ export function deliveryOf(row: AuditRow): Delivery | null {
   const status = typeof detail.status_code === "number" ? detail.status_code : row.status_code;
   const delivered = typeof detail.delivered === "boolean" ? detail.delivered : status >= 200 && status < 300;
   const uri = typeof detail.uri === "string" ? detail.uri : null;
-  if (delivered) return { delivered, label: "delivered", uri };
+  if (delivered) return { delivered, label: t("admin-ops.audit.delivered"), uri };
   const error = typeof detail.error === "string" && detail.error ? detail.error : null;
   const why = error ?? (status ? String(status) : null);
-  return { delivered, label: why ? `failed (${why})` : "failed", uri };
+  return { delivered, label: why ? t("admin-ops.audit.failedWhy", { why }) : t("admin-ops.audit.failed"), uri };
 }
 
 function show(value: unknown): string {

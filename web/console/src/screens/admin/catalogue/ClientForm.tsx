@@ -16,6 +16,7 @@
  */
 import { useState } from "react";
 import { everyItem } from "../../../api/pages";
+import { t } from "../../../i18n";
 import { blankErrors, useForm } from "../../../ui/bind";
 import {
   Checkbox,
@@ -33,53 +34,65 @@ import {
   type AuthMethod,
   GRANT_DEVICE_CODE,
   GRANT_TOKEN_EXCHANGE,
-  KEY_SOURCES,
+  JWKS_EXAMPLE,
   type KeySource,
-  SECURITY_PROFILES,
   keyErrors,
   keyMembers,
+  keySources,
   keySourceOf,
   methodFor,
   methodsFor,
+  securityProfiles,
 } from "./clientAuth";
 import {
   type Api,
   type Client,
   type Line,
-  SIGNING_ALGS,
-  SIGNING_ALG_HINT,
   type SigningAlg,
   linesError,
   linesOf,
   listErrors,
+  signingAlgHint,
+  signingAlgs,
 } from "./common";
 
-export const GRANT_TYPES: readonly { value: string; label: string; hint: string }[] = [
-  { value: "authorization_code", label: "Authorization code", hint: "People sign in through the provider (with PKCE)." },
-  { value: "refresh_token", label: "Refresh token", hint: "Keeps access without a new sign-in." },
-  {
-    value: "client_credentials",
-    label: "Client credentials",
-    hint: "The client acts on its own behalf (confidential clients only).",
-  },
-  {
-    value: GRANT_DEVICE_CODE,
-    label: "Device authorization",
-    hint: "A device without a browser shows a code; the person approves on another device (RFC 8628).",
-  },
-  {
-    value: GRANT_TOKEN_EXCHANGE,
-    label: "Token exchange",
-    hint: "An API exchanges a person's token for one addressed to another API (RFC 8693; confidential clients only).",
-  },
-];
+/** The grant types offered, labelled in the language chosen. */
+export function grantTypes(): { value: string; label: string; hint: string }[] {
+  return [
+    {
+      value: "authorization_code",
+      label: t("admin-directory.client.grant.code"),
+      hint: t("admin-directory.client.grant.codeHint"),
+    },
+    {
+      value: "refresh_token",
+      label: t("admin-directory.client.grant.refresh"),
+      hint: t("admin-directory.client.grant.refreshHint"),
+    },
+    {
+      value: "client_credentials",
+      label: t("admin-directory.client.grant.credentials"),
+      hint: t("admin-directory.client.grant.credentialsHint"),
+    },
+    {
+      value: GRANT_DEVICE_CODE,
+      label: t("admin-directory.client.grant.device"),
+      hint: t("admin-directory.client.grant.deviceHint"),
+    },
+    {
+      value: GRANT_TOKEN_EXCHANGE,
+      label: t("admin-directory.client.grant.exchange"),
+      hint: t("admin-directory.client.grant.exchangeHint"),
+    },
+  ];
+}
 
 /** Grant types only a confidential client may have. */
 const CONFIDENTIAL_ONLY = new Set(["client_credentials", GRANT_TOKEN_EXCHANGE]);
 
 /** The grant types a client of `type` may have (client credentials and exchange need a secret). */
 const grantsFor = (type: Client["type"]) =>
-  GRANT_TYPES.filter((grant) => type === "confidential" || !CONFIDENTIAL_ONLY.has(grant.value));
+  grantTypes().filter((grant) => type === "confidential" || !CONFIDENTIAL_ONLY.has(grant.value));
 
 /** The chosen grant types that a client of `type` may have. */
 const offeredGrants = (type: Client["type"], grants: string[]): string[] =>
@@ -106,7 +119,7 @@ export interface ClientSettings {
 }
 
 /** The userinfo choice: plain JSON (no algorithm), or one of the algorithms. */
-const USERINFO_CHOICES = [{ value: "", label: "None: plain JSON (the default)" }, ...SIGNING_ALGS];
+const userinfoChoices = () => [{ value: "", label: t("admin-directory.client.userinfoNone") }, ...signingAlgs()];
 
 export function ClientForm({
   client,
@@ -170,8 +183,10 @@ export function ClientForm({
       );
     },
     (values) => ({
-      ...blankErrors(values, { name: "Enter a name." }),
-      ...(offeredGrants(values.type, values.grants).length === 0 ? { grantTypes: "Choose at least one grant type." } : {}),
+      ...blankErrors(values, { name: t("admin-directory.client.nameMissing") }),
+      ...(offeredGrants(values.type, values.grants).length === 0
+        ? { grantTypes: t("admin-directory.client.grantMissing") }
+        : {}),
       ...(values.type === "confidential"
         ? keyErrors(values.keySource as KeySource, values.jwksText, values.jwksUri)
         : {}),
@@ -193,11 +208,16 @@ export function ClientForm({
   return (
     <Form submission={submission} label={label}>
       {notice ? <Notice>{notice}</Notice> : null}
-      <TextField label="Name" hint="Shown to people on the consent screen." {...text("name")} autoComplete="off" />
+      <TextField
+        label={t("admin-directory.client.name")}
+        hint={t("admin-directory.client.nameHint")}
+        {...text("name")}
+        autoComplete="off"
+      />
       {client ? null : (
         <SelectField
-          label="Type"
-          hint="A confidential client runs on a server and gets a secret; a public one (a browser or phone app) has none."
+          label={t("admin-directory.client.type")}
+          hint={t("admin-directory.client.typeHint")}
           {...text("type")}
           onChange={(event) => {
             const type = event.currentTarget.value === "public" ? "public" : "confidential";
@@ -205,79 +225,79 @@ export function ClientForm({
             set("authMethod", methodFor(type, values.authMethod));
           }}
           options={[
-            { value: "confidential", label: "Confidential (has a secret)" },
-            { value: "public", label: "Public (no secret, PKCE)" },
+            { value: "confidential", label: t("admin-directory.client.typeConfidential") },
+            { value: "public", label: t("admin-directory.client.typePublic") },
           ]}
         />
       )}
       <TextArea
-        label="Redirect URIs"
-        hint="One per line. https, or http only to 127.0.0.1, [::1] or localhost; no fragment."
+        label={t("admin-directory.client.redirects")}
+        hint={t("admin-directory.client.redirectsHint")}
         {...uris("redirects", "redirectUris", redirectLines)}
         rows={3}
       />
       <TextArea
-        label="Post-logout redirect URIs"
-        hint="One per line, with the same rules; where the client may send people after signing out."
+        label={t("admin-directory.client.logouts")}
+        hint={t("admin-directory.client.logoutsHint")}
         {...uris("logouts", "postLogoutRedirectUris", logoutLines)}
         rows={2}
       />
       <TextArea
-        label="Allowed web origins"
-        hint="One per line, as a browser sends it: scheme://host[:port], no path (https, or http only to 127.0.0.1, [::1] or localhost). Pages on these origins may call the token, userinfo and revocation endpoints (CORS). Leave empty for the origins of the redirect URIs."
+        label={t("admin-directory.client.origins")}
+        hint={t("admin-directory.client.originsHint")}
         {...uris("origins", "allowedWebOrigins", originLines)}
         rows={2}
       />
       <TextField
-        label="Back-channel logout URI"
-        hint="Optional. The provider posts a logout token here when a session ends."
+        label={t("admin-directory.client.backchannel")}
+        hint={t("admin-directory.client.backchannelHint")}
         type="url"
         {...text("backchannelLogoutUri")}
         autoComplete="off"
         spellCheck={false}
       />
       <CheckboxGroup
-        legend="Grant types"
+        legend={t("admin-directory.client.grants")}
         options={grantOptions}
         value={chosenGrants}
         onChange={(grants) => set("grants", grants)}
         error={listErrors(submission, "grantTypes", (index) => chosenGrants[index])}
       />
       <Checkbox
-        label="Skip the consent screen"
-        hint="For the provider's own or fully trusted applications only."
+        label={t("admin-directory.client.skipConsent")}
+        hint={t("admin-directory.client.skipConsentHint")}
         {...check("skipConsent")}
       />
       <SelectField
-        label="ID token signing algorithm"
-        hint={`id_token_signed_response_alg: its ID tokens and logout tokens are signed with it. ${SIGNING_ALG_HINT}`}
+        label={t("admin-directory.client.idTokenAlg")}
+        hint={t("admin-directory.client.idTokenAlgHint", { keyHint: signingAlgHint() })}
         {...text("idTokenAlg", "id_token_signed_response_alg")}
-        options={[...SIGNING_ALGS]}
+        options={signingAlgs()}
       />
       <SelectField
-        label="Userinfo signing algorithm"
-        hint={`userinfo_signed_response_alg: when set, userinfo answers a JWT (application/jwt) signed with it. ${SIGNING_ALG_HINT}`}
+        label={t("admin-directory.client.userinfoAlg")}
+        hint={t("admin-directory.client.userinfoAlgHint", { keyHint: signingAlgHint() })}
         {...text("userinfoAlg", "userinfo_signed_response_alg")}
-        options={USERINFO_CHOICES}
+        options={userinfoChoices()}
       />
       <SelectField
-        label="Token endpoint authentication"
-        hint="token_endpoint_auth_method: how the client proves itself at the token endpoint. none is a public client's only method; private_key_jwt needs its public keys below."
+        label={t("admin-directory.client.authMethod")}
+        hint={t("admin-directory.client.authMethodHint")}
         {...text("authMethod", "token_endpoint_auth_method")}
         options={[...methodsFor(values.type)]}
       />
       {confidential ? (
         <>
           <SelectField
-            label="Public keys"
-            hint="The keys that verify the client's signed assertions (private_key_jwt): a JWK Set pasted here, or a URL the provider fetches; not both."
+            label={t("admin-directory.client.keys")}
+            hint={t("admin-directory.client.keysHint")}
             {...text("keySource")}
-            options={[...KEY_SOURCES]}
+            options={keySources()}
           />
           {values.keySource === "jwks" ? (
             <TextArea
-              label="JWK Set (jwks)"
-              hint='JSON: {"keys": [ … ]}, public RSA (2048 bits or more), EC P-256 or Ed25519 keys; never a private key.'
+              label={t("admin-directory.client.jwks")}
+              hint={t("admin-directory.client.jwksHint", { example: JWKS_EXAMPLE })}
               {...text("jwksText", "jwks")}
               error={keysError(submission)}
               rows={8}
@@ -286,8 +306,8 @@ export function ClientForm({
           ) : null}
           {values.keySource === "jwks_uri" ? (
             <TextField
-              label="JWK Set URL (jwks_uri)"
-              hint="https; the provider fetches it with a timeout and caches it."
+              label={t("admin-directory.client.jwksUri")}
+              hint={t("admin-directory.client.jwksUriHint")}
               type="url"
               {...text("jwksUri", "jwks_uri")}
               autoComplete="off"
@@ -297,20 +317,20 @@ export function ClientForm({
         </>
       ) : null}
       <Checkbox
-        label="Require pushed authorization requests (PAR)"
-        hint="require_pushed_authorization_requests: the client must push its requests to /oauth2/par first (RFC 9126)."
+        label={t("admin-directory.client.par")}
+        hint={t("admin-directory.client.parHint")}
         {...check("requirePar", "require_pushed_authorization_requests")}
       />
       <Checkbox
-        label="Require DPoP-bound access tokens"
-        hint="dpop_bound_access_tokens: every token request must carry a DPoP proof (RFC 9449)."
+        label={t("admin-directory.client.dpop")}
+        hint={t("admin-directory.client.dpopHint")}
         {...check("dpopBound", "dpop_bound_access_tokens")}
       />
       <SelectField
-        label="Security profile"
-        hint="FAPI 2.0: a confidential private_key_jwt client, PAR, PKCE S256 and DPoP-bound tokens required, a shorter code lifetime."
+        label={t("admin-directory.client.profile")}
+        hint={t("admin-directory.client.profileHint")}
         {...text("securityProfile")}
-        options={[...SECURITY_PROFILES]}
+        options={securityProfiles()}
       />
       {confidential ? (
         <ExchangeAudiences
@@ -330,7 +350,7 @@ export function ClientForm({
 function keysError(submission: Submission): string | undefined {
   const messages = [
     submission.fieldError("jwks"),
-    listErrors(submission, "jwks.keys", (index) => `Key ${index + 1}`),
+    listErrors(submission, "jwks.keys", (index) => t("admin-directory.client.keyNumber", { number: index + 1 })),
   ].filter(Boolean);
   return messages.length ? messages.join(" ") : undefined;
 }
@@ -350,16 +370,19 @@ function ExchangeAudiences({
 }) {
   const { state, reload } = useLoad((signal) => everyItem<Api>("/admin/apis", signal), []);
   return (
-    <Loaded state={state} reload={reload} label="Loading APIs…">
+    <Loaded state={state} reload={reload} label={t("admin-directory.client.loadingApis")}>
       {(apis) => {
-        const options = apis.map((api) => ({ value: api.audience, label: `${api.name} (${api.audience})` }));
+        const options = apis.map((api) => ({
+          value: api.audience,
+          label: t("admin-directory.client.audienceOption", { name: api.name, audience: api.audience }),
+        }));
         for (const audience of value) {
           if (!options.some((option) => option.value === audience)) options.push({ value: audience, label: audience });
         }
         return (
           <CheckboxGroup
-            legend="Token exchange audiences"
-            hint="tokenExchangeAudiences: the APIs this client may exchange a person's token for (with the token exchange grant). None by default."
+            legend={t("admin-directory.client.audiences")}
+            hint={t("admin-directory.client.audiencesHint")}
             options={options}
             value={value}
             onChange={onChange}

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { type Page, del, describeError, get, post } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
+import { t } from "../../../i18n";
 import { Link } from "../../../router";
 import { ConfirmButton } from "../../../ui/dialog";
 import { blankErrors, useForm } from "../../../ui/bind";
@@ -35,18 +36,18 @@ export function GroupMembers({ group, canWrite, onChange }: { group: Group; canW
   };
   const canReadUsers = hasScope("idp:users:read");
   const remove = {
-    header: "Actions",
+    header: t("admin-directory.members.actions"),
     cell: (member: Member) => (
       <ConfirmButton
-        label={rowLabel("Remove", member.email)}
-        title={`Remove ${member.email} from ${group.name}?`}
-        confirmLabel="Remove"
+        label={rowLabel(t("admin-directory.members.remove"), member.email)}
+        title={t("admin-directory.members.removeQuestion", { email: member.email, group: group.name })}
+        confirmLabel={t("admin-directory.members.remove")}
         onConfirm={async () => {
           await del(`${path}/${seg(member.id)}`);
-          changed(`${member.email} removed.`);
+          changed(t("admin-directory.members.removed", { email: member.email }));
         }}
       >
-        <p>They lose the scopes of the group's roles.</p>
+        <p>{t("admin-directory.members.removeConsequence")}</p>
       </ConfirmButton>
     ),
   };
@@ -56,25 +57,35 @@ export function GroupMembers({ group, canWrite, onChange }: { group: Group; canW
       <PagedTable
         load={{ state, reload }}
         paging={paging}
-        label="Loading members…"
-        caption={`Members of ${group.name}`}
+        label={t("admin-directory.members.loading")}
+        caption={t("admin-directory.members.caption", { group: group.name })}
         rowKey={(member) => member.id}
-        empty="No members yet."
+        empty={t("admin-directory.members.empty")}
         columns={[
           {
-            header: "Email",
+            header: t("admin-directory.members.email"),
             rowHeader: true,
             cell: (member) =>
               canReadUsers ? <Link to={`/console/admin/users/${seg(member.id)}`}>{member.email}</Link> : member.email,
           },
-          { header: "Name", cell: (member) => member.displayName || "—" },
+          { header: t("admin-directory.members.name"), cell: (member) => member.displayName || "—" },
           ...(canWrite ? [remove] : []),
         ]}
       />
-      {canWrite && canReadUsers ? <AddMember path={path} onAdded={(email) => changed(`${email} added.`)} /> : null}
-      {canWrite && !canReadUsers ? <p className="hint">Adding members needs the permission to read users.</p> : null}
+      {canWrite && canReadUsers ? <AddMember path={path} onAdded={(email) => changed(t("admin-directory.members.added", { email }))} /> : null}
+      {canWrite && !canReadUsers ? <p className="hint">{t("admin-directory.members.needsUsersRead")}</p> : null}
     </>
   );
+}
+
+/** "ada@example.com (Ada Lovelace) — disabled": one search result. */
+function foundLabel(user: UserRow): string {
+  return t("admin-directory.members.found", {
+    email: user.email,
+    name: user.displayName,
+    hasName: user.displayName ? "yes" : "no",
+    disabled: user.disabled ? "yes" : "no",
+  });
 }
 
 function AddMember({ path, onAdded }: { path: string; onAdded: (email: string) => void }) {
@@ -87,7 +98,7 @@ function AddMember({ path, onAdded }: { path: string; onAdded: (email: string) =
       const page = await get<Page<UserRow>>("/admin/users", { email: email.trim(), limit: 10 });
       setFound(page.items);
     },
-    (values) => blankErrors(values, { email: "Enter the beginning of an email address." }),
+    (values) => blankErrors(values, { email: t("admin-directory.members.searchMissing") }),
   );
   const search = form.submission;
   const add = async (user: UserRow): Promise<void> => {
@@ -106,18 +117,18 @@ function AddMember({ path, onAdded }: { path: string; onAdded: (email: string) =
   };
   return (
     <div className="subform">
-      <h3>Add a member</h3>
-      <Form submission={search} label="Find a person" className="form search-form">
+      <h3>{t("admin-directory.members.add")}</h3>
+      <Form submission={search} label={t("admin-directory.members.find")} className="form search-form">
         <TextField
-          label="Email begins with"
+          label={t("admin-directory.members.emailBegins")}
           type="search"
           {...form.text("email")}
           autoComplete="off"
           spellCheck={false}
         />
         <div>
-          <SubmitButton busy={search.busy} busyLabel="Searching…">
-            Search
+          <SubmitButton busy={search.busy} busyLabel={t("admin-directory.members.searching")}>
+            {t("admin-directory.members.search")}
           </SubmitButton>
         </div>
       </Form>
@@ -129,23 +140,19 @@ function AddMember({ path, onAdded }: { path: string; onAdded: (email: string) =
       {found === null ? null : (
         <div role="status" className="search-results">
           {found.length === 0 ? (
-            <p className="empty">Nobody's email begins with that.</p>
+            <p className="empty">{t("admin-directory.members.noMatch")}</p>
           ) : (
             <ul className="plain-list">
               {found.map((user) => (
                 <li key={user.id}>
-                  <span>
-                    {user.email}
-                    {user.displayName ? ` (${user.displayName})` : ""}
-                    {user.disabled ? " — disabled" : ""}
-                  </span>{" "}
+                  <span>{foundLabel(user)}</span>{" "}
                   <button
                     type="button"
                     className="button"
                     disabled={adding !== null}
                     onClick={() => void add(user)}
                   >
-                    Add<span className="visually-hidden"> {user.email}</span>
+                    {rowLabel(t("admin-directory.members.addOne"), user.email)}
                   </button>
                 </li>
               ))}

@@ -5,6 +5,7 @@
 import type { ReactNode } from "react";
 import { patch, post } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
+import { t } from "../../../i18n";
 import { navigate } from "../../../router";
 import { Panel } from "../../../ui/Screen";
 import { carryNotice } from "../../../ui/carry";
@@ -21,28 +22,75 @@ export interface Named {
 
 /** How a named resource is called and where it lives. */
 export interface NamedKind {
-  /** "role", "group". */
-  noun: string;
-  /** "Roles", "Groups": the screen title and the table caption. */
-  plural: string;
+  /** "role", "group": the ids of its panels. */
+  noun: "role" | "group";
   apiPath: string;
   listPath: string;
   writeScope: string;
+  /** Its texts in the language chosen (read at render time). */
+  texts: () => NamedTexts;
 }
+
+/** What the shared screens say about a kind: whole sentences, so each language can inflect. */
+export interface NamedTexts {
+  /** "Roles": the screen title and the table caption. */
+  plural: string;
+  /** "Role": the title while the record loads. */
+  singular: string;
+  title: (name: string) => string;
+  all: string;
+  empty: string;
+  create: string;
+  createButton: string;
+  edit: string;
+  save: string;
+  remove: string;
+  question: (name: string) => string;
+  deleted: (name: string) => string;
+}
+
+const TEXTS: Record<NamedKind["noun"], () => NamedTexts> = {
+  role: () => ({
+    plural: t("admin-directory.roles.title"),
+    singular: t("admin-directory.roles.singular"),
+    title: (name) => t("admin-directory.roles.detailTitle", { name }),
+    all: t("admin-directory.roles.all"),
+    empty: t("admin-directory.roles.empty"),
+    create: t("admin-directory.roles.new"),
+    createButton: t("admin-directory.roles.create"),
+    edit: t("admin-directory.roles.edit"),
+    save: t("admin-directory.roles.save"),
+    remove: t("admin-directory.roles.delete"),
+    question: (name) => t("admin-directory.roles.deleteQuestion", { name }),
+    deleted: (name) => t("admin-directory.roles.deleted", { name }),
+  }),
+  group: () => ({
+    plural: t("admin-directory.groups.title"),
+    singular: t("admin-directory.groups.singular"),
+    title: (name) => t("admin-directory.groups.detailTitle", { name }),
+    all: t("admin-directory.groups.all"),
+    empty: t("admin-directory.groups.empty"),
+    create: t("admin-directory.groups.new"),
+    createButton: t("admin-directory.groups.create"),
+    edit: t("admin-directory.groups.edit"),
+    save: t("admin-directory.groups.save"),
+    remove: t("admin-directory.groups.delete"),
+    question: (name) => t("admin-directory.groups.deleteQuestion", { name }),
+    deleted: (name) => t("admin-directory.groups.deleted", { name }),
+  }),
+};
 
 /** The kind named `noun`: its API at `/admin/<noun>s`, its screens at `/console/admin/<noun>s`. */
 export function namedKind(noun: "role" | "group"): NamedKind {
   const plural = `${noun}s`;
   return {
     noun,
-    plural: capital(plural),
     apiPath: `/admin/${plural}`,
     listPath: `/console/admin/${plural}`,
     writeScope: `idp:${plural}:write`,
+    texts: TEXTS[noun],
   };
 }
-
-const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The list (name linked to its detail, then `columns`), paged, and the creation form. */
 export function NamedListScreen<T extends Named>({
@@ -56,11 +104,12 @@ export function NamedListScreen<T extends Named>({
   columns: Column<T>[];
   createdNotice: string;
 }) {
-  const label = `New ${kind.noun}`;
+  const texts = kind.texts();
+  const label = texts.create;
   const form = (
     <NamedForm
       label={label}
-      submitLabel={`Create ${kind.noun}`}
+      submitLabel={texts.createButton}
       onSubmit={async (values) => {
         const created = await post<T>(kind.apiPath, values);
         const to = `${kind.listPath}/${seg(created.id)}`;
@@ -72,13 +121,13 @@ export function NamedListScreen<T extends Named>({
   );
   return (
     <ListScreen<T>
-      title={kind.plural}
+      title={texts.plural}
       intro={intro}
       apiPath={kind.apiPath}
-      caption={kind.plural}
+      caption={texts.plural}
       rowKey={(item) => item.id}
-      empty={`No ${kind.plural.toLowerCase()} yet.`}
-      columns={[nameColumn("Name", (item) => `${kind.listPath}/${seg(item.id)}`, (item) => item.name), ...columns]}
+      empty={texts.empty}
+      columns={[nameColumn(t("admin-directory.named.name"), (item) => `${kind.listPath}/${seg(item.id)}`, (item) => item.name), ...columns]}
       create={{ title: label, writeScope: kind.writeScope, form }}
     />
   );
@@ -102,12 +151,13 @@ export function NamedScreen<T extends Named>({
   /** The panels between the facts and the settings; `reload` reads the record again. */
   children: (record: T, reload: () => void) => ReactNode;
 }) {
+  const texts = kind.texts();
   return (
     <DetailScreen<T>
       apiPath={`${kind.apiPath}/${seg(id)}`}
-      title={(record) => `${capital(kind.noun)} ${record.name}`}
-      fallbackTitle={capital(kind.noun)}
-      back={{ to: kind.listPath, label: `All ${kind.plural.toLowerCase()}` }}
+      title={(record) => texts.title(record.name)}
+      fallbackTitle={texts.singular}
+      back={{ to: kind.listPath, label: texts.all }}
     >
       {(record, reload) => (
         <>
@@ -135,27 +185,30 @@ function NamedSettings({
   deleteWarning: string;
 }) {
   const path = `${kind.apiPath}/${seg(record.id)}`;
+  const texts = kind.texts();
   return (
     <>
-      <Panel title={`Edit ${kind.noun}`} id={`edit-${kind.noun}`}>
+      <Panel title={texts.edit} id={`edit-${kind.noun}`}>
         <NamedForm
-          label={`Edit ${kind.noun}`}
-          submitLabel={`Save ${kind.noun}`}
+          label={texts.edit}
+          submitLabel={texts.save}
           initial={record}
           onSubmit={async (values) => {
             await patch<Named>(path, values);
             onSaved();
-            return "Saved.";
+            return t("admin-directory.saved");
           }}
         />
       </Panel>
       <DeletePanel
-        noun={kind.noun}
-        name={record.name}
+        id={`delete-${kind.noun}`}
+        title={texts.remove}
+        question={texts.question(record.name)}
+        deleted={texts.deleted(record.name)}
         apiPath={path}
         listPath={kind.listPath}
         warning={deleteWarning}
-        consequence="This cannot be undone."
+        consequence={t("admin-directory.named.cannotUndo")}
       />
     </>
   );

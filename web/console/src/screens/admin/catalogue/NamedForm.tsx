@@ -3,6 +3,7 @@
  * two resources have the same rules: name unique and not blank, description optional).
  */
 import { useState } from "react";
+import { t } from "../../../i18n";
 import { blankErrors, useForm } from "../../../ui/bind";
 import { Form, SubmitButton, TextArea, TextField } from "../../../ui/form";
 import { Notice } from "../../../ui/table";
@@ -28,13 +29,13 @@ export function NamedForm({
       setNotice(null);
       setNotice(await onSubmit({ name: name.trim(), description: description.trim() }));
     },
-    (values) => blankErrors(values, { name: "Enter a name." }),
+    (values) => blankErrors(values, { name: t("admin-directory.named.nameMissing") }),
   );
   return (
     <Form submission={submission} label={label}>
       {notice ? <Notice>{notice}</Notice> : null}
-      <TextField label="Name" hint={nameHint} {...text("name")} autoComplete="off" />
-      <TextArea label="Description" hint="Optional." {...text("description")} rows={2} />
+      <TextField label={t("admin-directory.named.name")} hint={nameHint} {...text("name")} autoComplete="off" />
+      <TextArea label={t("admin-directory.named.description")} hint={t("admin-directory.named.optional")} {...text("description")} rows={2} />
       <div>
         <SubmitButton busy={submission.busy}>{submitLabel}</SubmitButton>
       </div>

@@ -5,11 +5,12 @@
  */
 import { useState } from "react";
 import { put } from "../../../api/client";
+import { t } from "../../../i18n";
 import { CheckboxGroup, Form, SubmitButton, useSubmit } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
 import { Notice } from "../../../ui/table";
 import { everyApiScope } from "../../../api/pages";
-import { OIDC_SCOPES, type Scope, listErrors } from "./common";
+import { type Scope, listErrors, oidcScopes } from "./common";
 
 export function ScopeChoice({
   path,
@@ -31,7 +32,7 @@ export function ScopeChoice({
   const { state, reload } = useLoad(async (signal) => {
     const scopes = await everyApiScope<Scope>(signal);
     const options = [
-      ...(withOidc ? OIDC_SCOPES : []),
+      ...(withOidc ? oidcScopes() : []),
       ...scopes.map((scope) => ({ value: scope.value, description: scope.description })),
     ];
     // A chosen value the lists do not know any more stays visible (and can be unticked).
@@ -50,11 +51,11 @@ export function ScopeChoice({
         ))}
       </ul>
     ) : (
-      <p className="empty">None.</p>
+      <p className="empty">{t("admin-directory.scopes.none")}</p>
     );
   }
   return (
-    <Loaded state={state} reload={reload} label="Loading scopes…">
+    <Loaded state={state} reload={reload} label={t("admin-directory.scopes.loading")}>
       {(options) => <ScopeForm path={path} chosen={chosen} options={options} legend={legend} onSaved={onSaved} />}
     </Loaded>
   );
@@ -83,7 +84,7 @@ function ScopeForm({
   });
   return (
     <Form submission={submission} label={legend}>
-      {saved ? <Notice>Scopes saved.</Notice> : null}
+      {saved ? <Notice>{t("admin-directory.scopes.saved")}</Notice> : null}
       <CheckboxGroup
         legend={legend}
         options={options.map((option) => ({
@@ -99,7 +100,7 @@ function ScopeForm({
         error={listErrors(submission, "scopes", (index) => value[index])}
       />
       <div>
-        <SubmitButton busy={submission.busy}>Save scopes</SubmitButton>
+        <SubmitButton busy={submission.busy}>{t("admin-directory.scopes.save")}</SubmitButton>
       </div>
     </Form>
   );

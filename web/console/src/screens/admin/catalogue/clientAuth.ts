@@ -4,6 +4,7 @@
  * `private_key_jwt` (`jwks` pasted as JSON, or `jwks_uri`), the security profile and the
  * grant types of the device flow and token exchange. Pure helpers, tested without a browser.
  */
+import { t } from "../../../i18n";
 
 export const GRANT_DEVICE_CODE = "urn:ietf:params:oauth:grant-type:device_code";
 export const GRANT_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -18,17 +19,19 @@ export type AuthMethod =
   | "none";
 
 /** The methods of a confidential client (RFC 7591 §2 names); `none` is a public client's only. */
-export const CONFIDENTIAL_METHODS: readonly { value: AuthMethod; label: string }[] = [
-  { value: "client_secret_basic", label: "client_secret_basic: the secret in HTTP Basic (the default)" },
-  { value: "client_secret_post", label: "client_secret_post: the secret in the form body" },
-  { value: "client_secret_jwt", label: "client_secret_jwt: a JWT signed with the secret (HS256)" },
-  { value: "private_key_jwt", label: "private_key_jwt: a JWT signed with the client's private key" },
-];
-export const PUBLIC_METHODS: readonly { value: AuthMethod; label: string }[] = [
-  { value: "none", label: "none: a public client (PKCE, no secret)" },
-];
+export function confidentialMethods(): { value: AuthMethod; label: string }[] {
+  return [
+    { value: "client_secret_basic", label: t("admin-directory.clientAuth.secretBasic") },
+    { value: "client_secret_post", label: t("admin-directory.clientAuth.secretPost") },
+    { value: "client_secret_jwt", label: t("admin-directory.clientAuth.secretJwt") },
+    { value: "private_key_jwt", label: t("admin-directory.clientAuth.privateKeyJwt") },
+  ];
+}
+export function publicMethods(): { value: AuthMethod; label: string }[] {
+  return [{ value: "none", label: t("admin-directory.clientAuth.none") }];
+}
 
-export const methodsFor = (type: ClientType) => (type === "public" ? PUBLIC_METHODS : CONFIDENTIAL_METHODS);
+export const methodsFor = (type: ClientType) => (type === "public" ? publicMethods() : confidentialMethods());
 
 /** The method a client of `type` gets when `current` does not suit it (the type changed). */
 export function methodFor(type: ClientType, current: string): AuthMethod {
@@ -39,11 +42,13 @@ export function methodFor(type: ClientType, current: string): AuthMethod {
 /** Where a `private_key_jwt` client's public keys come from. */
 export type KeySource = "" | "jwks" | "jwks_uri";
 
-export const KEY_SOURCES: readonly { value: KeySource; label: string }[] = [
-  { value: "", label: "None" },
-  { value: "jwks", label: "A JWK Set pasted here (jwks)" },
-  { value: "jwks_uri", label: "A URL the provider fetches (jwks_uri)" },
-];
+export function keySources(): { value: KeySource; label: string }[] {
+  return [
+    { value: "", label: t("admin-directory.clientAuth.keysNone") },
+    { value: "jwks", label: t("admin-directory.clientAuth.keysJwks") },
+    { value: "jwks_uri", label: t("admin-directory.clientAuth.keysUri") },
+  ];
+}
 
 export function keySourceOf(client: { jwks: unknown; jwks_uri: string | null } | undefined): KeySource {
   if (client?.jwks) return "jwks";
@@ -51,16 +56,19 @@ export function keySourceOf(client: { jwks: unknown; jwks_uri: string | null } |
   return "";
 }
 
+/** The shape of a JWK Set, quoted in messages (code, not translated). */
+export const JWKS_EXAMPLE = '{"keys": [ … ]}';
+
 /** The JWKS textarea read as JSON: a JSON object, or the message to show at the field. */
 export function parseJwks(text: string): { jwks: Record<string, unknown> } | { error: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { error: 'Paste a JWK Set in JSON: {"keys": [ … ]}.' };
+    return { error: t("admin-directory.clientAuth.jwksNotJson", { example: JWKS_EXAMPLE }) };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return { error: 'A JWK Set is a JSON object: {"keys": [ … ]}.' };
+    return { error: t("admin-directory.clientAuth.jwksNotObject", { example: JWKS_EXAMPLE }) };
   }
   return { jwks: value as Record<string, unknown> };
 }
@@ -85,12 +93,14 @@ export function keyErrors(source: KeySource, jwksText: string, jwksUri: string):
     const parsed = parseJwks(jwksText);
     return "error" in parsed ? { jwks: parsed.error } : {};
   }
-  if (source === "jwks_uri" && !jwksUri.trim()) return { jwks_uri: "Enter the URL of the JWK Set." };
+  if (source === "jwks_uri" && !jwksUri.trim()) return { jwks_uri: t("admin-directory.clientAuth.jwksUriMissing") };
   return {};
 }
 
 /** `securityProfile`: none, or the FAPI 2.0 Security Profile. */
-export const SECURITY_PROFILES: readonly { value: string; label: string }[] = [
-  { value: "", label: "None" },
-  { value: "fapi2", label: "FAPI 2.0 Security Profile" },
-];
+export function securityProfiles(): { value: string; label: string }[] {
+  return [
+    { value: "", label: t("admin-directory.clientAuth.profileNone") },
+    { value: "fapi2", label: t("admin-directory.clientAuth.profileFapi2") },
+  ];
+}

@@ -3,6 +3,7 @@
  * shapes of `/admin/*` and the errors of list fields.
  */
 import { ApiError } from "../../../api/client";
+import { t } from "../../../i18n";
 import type { Submission } from "../../../ui/form";
 import type { AuthMethod } from "./clientAuth";
 
@@ -100,24 +101,29 @@ export type SigningAlg = "RS256" | "PS256" | "ES256" | "EdDSA";
 /**
  * The algorithms offered in the API and client forms. All four are offered; the provider
  * refuses one it holds no key for, and the form shows its message next to the field.
+ * A function, not a constant: the labels follow the language chosen.
  */
-export const SIGNING_ALGS: readonly { value: SigningAlg; label: string }[] = [
-  { value: "RS256", label: "RS256 (RSA, the default)" },
-  { value: "PS256", label: "PS256 (RSA-PSS)" },
-  { value: "ES256", label: "ES256 (ECDSA P-256)" },
-  { value: "EdDSA", label: "EdDSA (Ed25519)" },
-];
+export function signingAlgs(): { value: SigningAlg; label: string }[] {
+  return [
+    { value: "RS256", label: t("admin-directory.alg.rs256") },
+    { value: "PS256", label: t("admin-directory.alg.ps256") },
+    { value: "ES256", label: t("admin-directory.alg.es256") },
+    { value: "EdDSA", label: t("admin-directory.alg.eddsa") },
+  ];
+}
 
 /** What the form's hints say about an algorithm the provider holds no key for. */
-export const SIGNING_ALG_HINT = "The provider must hold a key for it (idp keys generate --alg …).";
+export const signingAlgHint = (): string => t("admin-directory.alg.hint");
 
 /** The standard OpenID Connect scopes: they exist without an API (migration 0001). */
-export const OIDC_SCOPES: readonly { value: string; description: string }[] = [
-  { value: "openid", description: "Sign you in and know your account identifier" },
-  { value: "profile", description: "See your name, username and profile picture" },
-  { value: "email", description: "See your email address and whether it is verified" },
-  { value: "offline_access", description: "Keep access to your data while you are not signed in" },
-];
+export function oidcScopes(): { value: string; description: string }[] {
+  return [
+    { value: "openid", description: t("admin-directory.oidc.openid") },
+    { value: "profile", description: t("admin-directory.oidc.profile") },
+    { value: "email", description: t("admin-directory.oidc.email") },
+    { value: "offline_access", description: t("admin-directory.oidc.offlineAccess") },
+  ];
+}
 
 /**
  * The messages the API gave for a list field and its items (`grantTypes`, `grantTypes[1]`):
@@ -138,7 +144,7 @@ export function listErrors(
       const found = pattern.exec(item.field);
       if (!found) continue;
       const which = name(Number(found[1]));
-      messages.push(which ? `${which}: ${item.message}` : item.message);
+      messages.push(which ? t("admin-directory.list.itemError", { item: which, message: item.message }) : item.message);
     }
   }
   return messages.length ? messages.join(" ") : undefined;
@@ -148,7 +154,7 @@ export function listErrors(
 export function linesError(submission: Submission, field: string, lines: readonly Line[]): string | undefined {
   return listErrors(submission, field, (index) => {
     const line = lines[index];
-    return line ? `Line ${line.number} (${line.text})` : undefined;
+    return line ? t("admin-directory.list.line", { number: line.number, text: line.text }) : undefined;
   });
 }
 

@@ -6,6 +6,7 @@
  */
 import type { ReactNode } from "react";
 import { type Page, del, get } from "../../../api/client";
+import { t } from "../../../i18n";
 import { hasScope } from "../../../auth/session";
 import { Link, navigate } from "../../../router";
 import { Panel, Screen } from "../../../ui/Screen";
@@ -85,37 +86,60 @@ export function DetailScreen<T>({
   );
 }
 
-const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+/** The texts of a {@link DeletePanel}, whole sentences from the caller's catalogue. */
+interface DeleteTexts {
+  /** The panel's id ("delete-api"). */
+  id: string;
+  /** The panel's title and the button's text ("Delete API"). */
+  title: string;
+  /** The confirmation's title ("Delete the API notes?"). */
+  question: string;
+  /** The notice the list shows afterwards ("API notes deleted."). */
+  deleted: string;
+}
 
-/** "Delete …": asks first, deletes `apiPath`, then goes back to the list, which says so. */
-export function DeletePanel({
-  noun,
-  name,
-  apiPath,
-  listPath,
-  warning,
-  consequence,
-}: {
-  /** "API", "client", "role". */
+/** The older form, English only: the texts built from the noun ("endpoint") and the name. */
+interface DeleteNoun {
   noun: string;
   name: string;
-  apiPath: string;
-  listPath: string;
-  /** What deleting takes with it, said on the panel. */
-  warning: string;
-  /** The last word of the confirmation dialog. */
-  consequence: string;
-}) {
+}
+
+const capital = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+function textsOf(props: DeleteTexts | DeleteNoun): DeleteTexts {
+  if ("title" in props) return props;
+  const { noun, name } = props;
+  return {
+    id: `delete-${noun.toLowerCase()}`,
+    title: `Delete ${noun}`,
+    question: `Delete the ${noun} ${name}?`,
+    deleted: `${capital(noun)} ${name} deleted.`,
+  };
+}
+
+/** "Delete …": asks first, deletes `apiPath`, then goes back to the list, which says so. */
+export function DeletePanel(
+  props: (DeleteTexts | DeleteNoun) & {
+    apiPath: string;
+    listPath: string;
+    /** What deleting takes with it, said on the panel. */
+    warning: string;
+    /** The last word of the confirmation dialog. */
+    consequence: string;
+  },
+) {
+  const { apiPath, listPath, warning, consequence } = props;
+  const { id, title, question, deleted } = textsOf(props);
   return (
-    <Panel title={`Delete ${noun}`} id={`delete-${noun.toLowerCase()}`}>
+    <Panel title={title} id={id}>
       <p>{warning}</p>
       <ConfirmButton
-        label={`Delete ${noun}`}
-        title={`Delete the ${noun} ${name}?`}
-        confirmLabel="Delete"
+        label={title}
+        title={question}
+        confirmLabel={t("admin-directory.delete.confirm")}
         onConfirm={async () => {
           await del(apiPath);
-          carryNotice(listPath, `${capital(noun)} ${name} deleted.`);
+          carryNotice(listPath, deleted);
           navigate(listPath);
         }}
       >

@@ -1,3 +1,4 @@
+import { t } from "../../../i18n";
 import { type Draft, exampleValue } from "./model";
 
 /**
@@ -14,25 +15,22 @@ export function ClaimPreview({ draft, groupName }: { draft: Draft; groupName?: s
     body = (
       <>
         <p data-testid="claim-preview-text">
-          Released in the ID token and at userinfo when the scope "{scope}" is granted
-          {groupName ? `, and only for members of the group "${groupName}"` : ""}:
+          {groupName
+            ? t("admin-ops.fields.preview.releasedGroup", { scope, group: groupName })
+            : t("admin-ops.fields.preview.released", { scope })}
         </p>
         <pre className="claim-json">{claim}</pre>
       </>
     );
   } else {
-    let why = "";
-    if (name) why = " Choose the scope that releases it.";
-    else if (scope) why = " Give the claim a name.";
-    body = (
-      <p data-testid="claim-preview-text">
-        Not released as a claim.{why}
-      </p>
-    );
+    let why = "none";
+    if (name) why = "scope";
+    else if (scope) why = "name";
+    body = <p data-testid="claim-preview-text">{t("admin-ops.fields.preview.notReleased", { why })}</p>;
   }
   return (
     <section className="panel claim-preview" aria-labelledby="claim-preview-title">
-      <h2 id="claim-preview-title">Claim preview</h2>
+      <h2 id="claim-preview-title">{t("admin-ops.fields.preview.title")}</h2>
       {body}
     </section>
   );

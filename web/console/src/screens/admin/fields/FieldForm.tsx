@@ -5,12 +5,13 @@
 import { type Dispatch, type ReactNode, type SetStateAction, useState } from "react";
 import { binders } from "../../../ui/bind";
 import { Checkbox, Form, SelectField, type Submission, SubmitRow, TextArea, TextField } from "../../../ui/form";
+import { t } from "../../../i18n";
 import { Facts } from "../../../ui/table";
 import { ClaimPreview } from "./ClaimPreview";
-import { DATA_TYPES, type Draft, type FieldCreate, RANGED_TYPES, TEXT_TYPES, TYPE_LABELS, draftOf } from "./model";
+import { DATA_TYPES, type Draft, type FieldCreate, RANGED_TYPES, TEXT_TYPES, draftOf, typeLabel } from "./model";
 import type { Choice, EditorOptions } from "./options";
 
-const TYPE_OPTIONS = DATA_TYPES.map((value) => ({ value, label: `${TYPE_LABELS[value]} (${value})` }));
+const typeOptions = () => DATA_TYPES.map((value) => ({ value, label: `${typeLabel(value)} (${value})` }));
 
 /** A select that fills the form from a preset of `GET /admin/profile-fields/presets`. */
 function PresetPicker({ presets, onPick }: { presets: FieldCreate[]; onPick: (preset: FieldCreate) => void }) {
@@ -19,8 +20,8 @@ function PresetPicker({ presets, onPick }: { presets: FieldCreate[]; onPick: (pr
   return (
     <div className="preset-picker">
       <SelectField
-        label="Start from a preset"
-        hint="Fills in the form below; change anything before creating the field."
+        label={t("admin-ops.fields.preset")}
+        hint={t("admin-ops.fields.preset.hint")}
         value={chosen}
         onChange={(event) => {
           const key = event.currentTarget.value;
@@ -29,15 +30,17 @@ function PresetPicker({ presets, onPick }: { presets: FieldCreate[]; onPick: (pr
           if (preset) onPick(preset);
         }}
         options={[
-          { value: "", label: "No preset" },
+          { value: "", label: t("admin-ops.fields.preset.none") },
           ...presets.map((preset) => ({
             value: preset.key,
-            label: preset.claimName ? `${preset.label} (claim ${preset.claimName})` : preset.label,
+            label: preset.claimName
+              ? t("admin-ops.fields.preset.withClaim", { label: preset.label, claim: preset.claimName })
+              : preset.label,
           })),
         ]}
       />
       <p className="hint" role="status">
-        {picked ? `Filled in from the preset "${picked.label}".` : ""}
+        {picked ? t("admin-ops.fields.preset.filled", { label: picked.label }) : ""}
       </p>
     </div>
   );
@@ -98,91 +101,121 @@ export function FieldForm({
         ) : null}
         {stored ? (
           <Facts
-            label="Fixed properties"
+            label={t("admin-ops.fields.fixed")}
             rows={[
-              ["Key", <code>{draft.key}</code>],
-              ["Type", TYPE_LABELS[draft.dataType]],
-              ["Unique", draft.unique ? "Yes: no two people can hold the same value" : "No"],
-              ["Group", draft.groupId ? (groupName ?? draft.groupId) : "Everyone"],
+              [t("admin-ops.fields.col.key"), <code>{draft.key}</code>],
+              [t("admin-ops.fields.col.type"), typeLabel(draft.dataType)],
+              [
+                t("admin-ops.fields.unique"),
+                draft.unique ? t("admin-ops.fields.unique.yes") : t("admin-ops.fields.unique.no"),
+              ],
+              [t("admin-ops.fields.group"), draft.groupId ? (groupName ?? draft.groupId) : t("admin-ops.fields.everyone")],
             ]}
           />
         ) : (
           <TextField
-            label="Key"
-            hint="Lowercase letters, digits and _; starts with a letter. Cannot change later."
+            label={t("admin-ops.fields.col.key")}
+            hint={t("admin-ops.fields.key.hint")}
             autoComplete="off"
             spellCheck={false}
             {...text("key")}
           />
         )}
-        <TextField label="Label" hint="What people see next to the field." {...text("label")} />
+        <TextField
+          label={t("admin-ops.fields.col.label")}
+          hint={t("admin-ops.fields.label.hint")}
+          {...text("label")}
+        />
         {stored ? null : (
           <SelectField
-            label="Type"
-            options={TYPE_OPTIONS}
+            label={t("admin-ops.fields.col.type")}
+            options={typeOptions()}
             {...text("dataType")}
           />
         )}
-        <Fieldset legend="Rules">
-          <Checkbox label="Required" hint="A person's value cannot be removed." {...check("required")} />
+        <Fieldset legend={t("admin-ops.fields.rules")}>
+          <Checkbox
+            label={t("admin-ops.fields.required")}
+            hint={t("admin-ops.fields.required.hint")}
+            {...check("required")}
+          />
           {stored ? null : (
-            <Checkbox label="Unique" hint="No two people can hold the same value. Cannot change later." {...check("unique")} />
+            <Checkbox
+              label={t("admin-ops.fields.unique")}
+              hint={t("admin-ops.fields.unique.hint")}
+              {...check("unique")}
+            />
           )}
-          <Checkbox label="The person can see it" hint="In their own profile." {...check("userReadable")} />
-          <Checkbox label="The person can change it" hint="In their own profile." {...check("userWritable")} />
+          <Checkbox
+            label={t("admin-ops.fields.userReadable")}
+            hint={t("admin-ops.fields.ownProfile")}
+            {...check("userReadable")}
+          />
+          <Checkbox
+            label={t("admin-ops.fields.userWritable")}
+            hint={t("admin-ops.fields.ownProfile")}
+            {...check("userWritable")}
+          />
         </Fieldset>
         {TEXT_TYPES.has(draft.dataType) ? (
-          <Fieldset legend="Validation" hint="Leave empty for no limit.">
+          <Fieldset legend={t("admin-ops.fields.validation")} hint={t("admin-ops.fields.noLimit")}>
             <TextField
-              label="Pattern"
-              hint="A regular expression the whole value must match."
+              label={t("admin-ops.fields.pattern")}
+              hint={t("admin-ops.fields.pattern.hint")}
               spellCheck={false}
               autoComplete="off"
               {...text("pattern", "validators.pattern")}
             />
             <div className="field-pair">
-              <TextField label="Minimum length" type="number" inputMode="numeric" min={0} {...text("minLength", "validators.minLength")} />
-              <TextField label="Maximum length" type="number" inputMode="numeric" min={0} {...text("maxLength", "validators.maxLength")} />
+              <TextField label={t("admin-ops.fields.minLength")} type="number" inputMode="numeric" min={0} {...text("minLength", "validators.minLength")} />
+              <TextField label={t("admin-ops.fields.maxLength")} type="number" inputMode="numeric" min={0} {...text("maxLength", "validators.maxLength")} />
             </div>
           </Fieldset>
         ) : null}
         {ranged ? (
-          <Fieldset legend="Validation" hint="Leave empty for no limit.">
+          <Fieldset legend={t("admin-ops.fields.validation")} hint={t("admin-ops.fields.noLimit")}>
             <div className="field-pair">
-              <TextField label="Minimum" type={boundType} {...text("min", "validators.min")} />
-              <TextField label="Maximum" type={boundType} {...text("max", "validators.max")} />
+              <TextField label={t("admin-ops.fields.min")} type={boundType} {...text("min", "validators.min")} />
+              <TextField label={t("admin-ops.fields.max")} type={boundType} {...text("max", "validators.max")} />
             </div>
           </Fieldset>
         ) : null}
         {draft.dataType === "enum" ? (
           <TextArea
-            label="Permitted values"
-            hint="One per line."
+            label={t("admin-ops.fields.permittedValues")}
+            hint={t("admin-ops.fields.onePerLine")}
             spellCheck={false}
             {...text("enumValues")}
           />
         ) : null}
         <TextField
-          label="Display order"
+          label={t("admin-ops.fields.displayOrder")}
           type="number"
           inputMode="numeric"
-          hint={stored ? "Fields are listed by this number." : "Leave empty to place it after the last field."}
+          hint={
+            stored
+              ? t("admin-ops.fields.order.hint")
+              : t("admin-ops.fields.order.hintNew")
+          }
           {...text("displayOrder")}
         />
         {stored ? null : (
           <SelectField
-            label="Group"
-            hint="A group's field applies only to its members."
-            options={withCurrent(options.groups, draft.groupId, "Everyone (no group)")}
+            label={t("admin-ops.fields.group")}
+            hint={t("admin-ops.fields.group.hint")}
+            options={withCurrent(options.groups, draft.groupId, t("admin-ops.fields.group.none"))}
             {...text("groupId")}
           />
         )}
-        <Fieldset legend="Claim" hint="Release the value to applications as a claim. Leave both empty for none.">
-          <TextField label="Claim name" spellCheck={false} autoComplete="off" {...text("claimName")} />
+        <Fieldset
+          legend={t("admin-ops.fields.col.claim")}
+          hint={t("admin-ops.fields.claim.hint")}
+        >
+          <TextField label={t("admin-ops.fields.claimName")} spellCheck={false} autoComplete="off" {...text("claimName")} />
           <SelectField
-            label="Claim scope"
-            hint="The claim is released only when an application is granted this scope."
-            options={withCurrent(options.scopes, draft.claimScope, "No scope")}
+            label={t("admin-ops.fields.claimScope")}
+            hint={t("admin-ops.fields.claimScope.hint")}
+            options={withCurrent(options.scopes, draft.claimScope, t("admin-ops.fields.claimScope.none"))}
             {...text("claimScope")}
           />
         </Fieldset>

@@ -3,20 +3,17 @@
  * the editor's state: every input is kept as text and turned into a body on submit, so a
  * half-typed number never reaches the API and the preview can follow each keystroke.
  */
+import { t } from "../../../i18n";
 
 export const DATA_TYPES = ["string", "integer", "boolean", "date", "enum", "email", "phone", "url"] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 
-export const TYPE_LABELS: Record<DataType, string> = {
-  string: "Text",
-  integer: "Whole number",
-  boolean: "Yes / no",
-  date: "Date",
-  enum: "One of a list",
-  email: "Email address",
-  phone: "Phone number",
-  url: "Web address (URL)",
-};
+/** A type's name in the reader's language ("Whole number"). */
+export function typeLabel(type: string): string {
+  const id = `admin-ops.fields.type.${type}`;
+  const text = t(id);
+  return text === id ? type : text;
+}
 
 /** Types whose values are text: `pattern`, `minLength`, `maxLength` apply. */
 export const TEXT_TYPES: ReadonlySet<DataType> = new Set(["string", "email", "phone", "url"]);
@@ -157,7 +154,7 @@ export function localErrors(draft: Draft): Record<string, string> {
   if (draft.dataType === "integer") numbers.push(["min", "validators.min"], ["max", "validators.max"]);
   for (const [member, field] of numbers) {
     const value = String(draft[member]);
-    if (value.trim() && whole(value) === null) errors[field] = "must be a whole number";
+    if (value.trim() && whole(value) === null) errors[field] = t("admin-ops.fields.error.whole");
   }
   return errors;
 }
@@ -264,7 +261,7 @@ export function exampleValue(draft: Draft): string | number | boolean {
     case "date":
       return "1990-01-31";
     case "enum":
-      return enumList(draft)[0] ?? "(first permitted value)";
+      return enumList(draft)[0] ?? t("admin-ops.fields.example.firstValue");
     case "email":
       return "ada@example.com";
     case "phone":
@@ -272,16 +269,16 @@ export function exampleValue(draft: Draft): string | number | boolean {
     case "url":
       return "https://example.com";
     default:
-      return "Example";
+      return t("admin-ops.fields.example.text");
   }
 }
 
 export function flagsOf(field: ProfileField): string[] {
   const flags: string[] = [];
-  if (field.required) flags.push("required");
-  if (field.unique) flags.push("unique");
-  if (field.userReadable) flags.push("user-readable");
-  if (field.userWritable) flags.push("user-writable");
-  if (field.groupId) flags.push("group only");
+  if (field.required) flags.push(t("admin-ops.fields.flag.required"));
+  if (field.unique) flags.push(t("admin-ops.fields.flag.unique"));
+  if (field.userReadable) flags.push(t("admin-ops.fields.flag.userReadable"));
+  if (field.userWritable) flags.push(t("admin-ops.fields.flag.userWritable"));
+  if (field.groupId) flags.push(t("admin-ops.fields.flag.groupOnly"));
   return flags;
 }

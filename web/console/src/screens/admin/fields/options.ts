@@ -5,6 +5,7 @@
  */
 import { everyApiScope, everyItem } from "../../../api/pages";
 import { hasScope } from "../../../auth/session";
+import { t } from "../../../i18n";
 
 /**
  * The standard scopes a claim can sensibly be released under (`offline_access` asks for a
@@ -34,7 +35,7 @@ interface GroupRow {
 }
 
 export async function loadEditorOptions(signal: AbortSignal): Promise<EditorOptions> {
-  const standard: Choice[] = STANDARD_SCOPES.map((value) => ({ value, label: `${value} (OpenID Connect)` }));
+  const standard: Choice[] = STANDARD_SCOPES.map((value) => ({ value, label: t("admin-ops.fields.scope.standard", { scope: value }) }));
   const apiScopes = hasScope("idp:apis:read") ? everyApiScope<ScopeRow>(signal) : Promise.resolve([]);
   const groups = hasScope("idp:groups:read") ? everyItem<GroupRow>("/admin/groups", signal) : Promise.resolve([]);
   const [scopeRows, groupRows] = await Promise.all([apiScopes, groups]);

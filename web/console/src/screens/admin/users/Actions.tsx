@@ -5,6 +5,7 @@
  */
 import { useState } from "react";
 import { del, post } from "../../../api/client";
+import { t } from "../../../i18n";
 import { navigate } from "../../../router";
 import { Panel } from "../../../ui/Screen";
 import { carryNotice } from "../../../ui/carry";
@@ -22,57 +23,49 @@ function PasswordPanel({ user }: { user: User }) {
       setNotice(null);
       await post(`${userPath(user.id)}/reset-password`, { password });
       form.reset();
-      setNotice("Password set. Every session of this person has ended.");
+      setNotice(t("admin-directory.actions.passwordSet"));
     },
-    (values) => blankErrors(values, {}, { password: "Enter the new password first." }),
+    (values) => blankErrors(values, {}, { password: t("admin-directory.actions.passwordMissing") }),
   );
   const setIt = form.submission;
   const remove = async (): Promise<void> => {
     setNotice(null);
     setIt.reset();
     await post(`${userPath(user.id)}/reset-password`);
-    setNotice("Password removed. The person can sign in again only through a reset link sent by email.");
+    setNotice(t("admin-directory.actions.passwordRemoved"));
   };
   return (
-    <Panel title="Password" id="user-password">
-      <p className="hint">
-        Setting or removing the password ends every session of this person and revokes their refresh tokens.
-      </p>
+    <Panel title={t("admin-directory.actions.password")} id="user-password">
+      <p className="hint">{t("admin-directory.actions.passwordHint")}</p>
       <div className="form">
         <FormErrors submission={setIt} />
         <TextField
-          label="New password"
+          label={t("admin-directory.actions.newPassword")}
           type="password"
           autoComplete="new-password"
-          hint="The same policy as at sign-up: at least 8 characters, not a common one."
+          hint={t("admin-directory.actions.newPasswordHint")}
           {...form.text("password")}
         />
         <div className="form-row">
           <ConfirmButton
-            label="Set password"
-            title="Set a new password?"
-            confirmLabel="Set password"
+            label={t("admin-directory.actions.setPassword")}
+            title={t("admin-directory.actions.setPasswordQuestion")}
+            confirmLabel={t("admin-directory.actions.setPassword")}
             danger={false}
             className="button primary"
             onConfirm={async () => {
               await setIt.run();
             }}
           >
-            <p>
-              {user.email} will be signed out everywhere and must use the new password from now on. Tell them the
-              password by a safe way.
-            </p>
+            <p>{t("admin-directory.actions.setPasswordConsequence", { email: user.email })}</p>
           </ConfirmButton>
           <ConfirmButton
-            label="Remove the password"
-            title="Remove the password?"
-            confirmLabel="Remove the password"
+            label={t("admin-directory.actions.removePassword")}
+            title={t("admin-directory.actions.removePasswordQuestion")}
+            confirmLabel={t("admin-directory.actions.removePassword")}
             onConfirm={remove}
           >
-            <p>
-              {user.email} will be signed out everywhere and can sign in again only after choosing a new password
-              through the reset link sent to their email address.
-            </p>
+            <p>{t("admin-directory.actions.removePasswordConsequence", { email: user.email })}</p>
           </ConfirmButton>
         </div>
       </div>
@@ -82,39 +75,48 @@ function PasswordPanel({ user }: { user: User }) {
 }
 
 /** The sign-in actions: what each removes (`DELETE <user><path>`), what it says, and its notice. */
-const SIGN_IN_ACTIONS: { label: string; path: string; done: string; says: (email: string) => string }[] = [
-  {
-    label: "Clear the authenticator",
-    path: "/totp",
-    done: "Authenticator cleared (with its recovery codes).",
-    says: (email) =>
-      `The authenticator app and the recovery codes of ${email} stop working. They can set up a new one after signing in with their password.`,
-  },
-  {
-    label: "Remove face sign-in",
-    path: "/face",
-    done: "Face sign-in removed.",
-    says: (email) => `The face template of ${email} is deleted; they can enrol again from their account.`,
-  },
-  {
-    label: "End all sessions",
-    path: "/sessions",
-    done: "Every session of this person has ended.",
-    says: (email) =>
-      `${email} is signed out in every browser, and applications reached in those sessions are told. Tokens for offline access stay valid.`,
-  },
-];
+function signInActions(): {
+  label: string;
+  question: string;
+  path: string;
+  done: string;
+  says: (email: string) => string;
+}[] {
+  return [
+    {
+      label: t("admin-directory.actions.clearTotp"),
+      question: t("admin-directory.actions.clearTotpQuestion"),
+      path: "/totp",
+      done: t("admin-directory.actions.clearTotpDone"),
+      says: (email) => t("admin-directory.actions.clearTotpConsequence", { email }),
+    },
+    {
+      label: t("admin-directory.actions.removeFace"),
+      question: t("admin-directory.actions.removeFaceQuestion"),
+      path: "/face",
+      done: t("admin-directory.actions.removeFaceDone"),
+      says: (email) => t("admin-directory.actions.removeFaceConsequence", { email }),
+    },
+    {
+      label: t("admin-directory.actions.endSessions"),
+      question: t("admin-directory.actions.endSessionsQuestion"),
+      path: "/sessions",
+      done: t("admin-directory.actions.endSessionsDone"),
+      says: (email) => t("admin-directory.actions.endSessionsConsequence", { email }),
+    },
+  ];
+}
 
 function SignInPanel({ user }: { user: User }) {
   const [notice, setNotice] = useState<string | null>(null);
   return (
-    <Panel title="Sign-in and sessions" id="user-sign-in">
+    <Panel title={t("admin-directory.actions.signIn")} id="user-sign-in">
       <div className="users-actions">
-        {SIGN_IN_ACTIONS.map((action) => (
+        {signInActions().map((action) => (
           <ConfirmButton
             key={action.path}
             label={action.label}
-            title={`${action.label}?`}
+            title={action.question}
             confirmLabel={action.label}
             onConfirm={async () => {
               setNotice(null);
@@ -136,19 +138,19 @@ export function Actions({ user }: { user: User }) {
     <>
       <PasswordPanel user={user} />
       <SignInPanel user={user} />
-      <Panel title="Delete this user" id="user-delete">
-        <p>Deleting removes the person with their credentials, grants, memberships, consents and profile values.</p>
+      <Panel title={t("admin-directory.actions.delete")} id="user-delete">
+        <p>{t("admin-directory.actions.deleteWarning")}</p>
         <ConfirmButton
-          label="Delete user"
-          title="Delete this user?"
-          confirmLabel="Delete user"
+          label={t("admin-directory.actions.deleteButton")}
+          title={t("admin-directory.actions.deleteQuestion")}
+          confirmLabel={t("admin-directory.actions.deleteButton")}
           onConfirm={async () => {
             await del(userPath(user.id));
-            carryNotice("/console/admin/users", `User ${user.email} deleted.`);
+            carryNotice("/console/admin/users", t("admin-directory.actions.deleted", { email: user.email }));
             navigate("/console/admin/users");
           }}
         >
-          <p>{user.email} is signed out everywhere and deleted. This cannot be undone.</p>
+          <p>{t("admin-directory.actions.deleteConsequence", { email: user.email })}</p>
         </ConfirmButton>
       </Panel>
     </>

@@ -8,6 +8,8 @@ import { type ReactNode, useState } from "react";
 import { get, put } from "../../../api/client";
 import { everyApiScope, everyItem } from "../../../api/pages";
 import { hasScope, signedIn } from "../../../auth/session";
+import { t } from "../../../i18n";
+import { rich } from "../catalogue/rich";
 import { Link } from "../../../router";
 import { Panel } from "../../../ui/Screen";
 import { CheckboxGroup, Form, SubmitRow, useSubmit } from "../../../ui/form";
@@ -40,22 +42,18 @@ async function loadChoices(signal: AbortSignal): Promise<Choices> {
 function why(source: ScopeSource): ReactNode {
   switch (source.kind) {
     case "direct":
-      return "Given directly";
+      return t("admin-directory.grants.direct");
     case "default":
-      return "Every user (self-service)";
+      return t("admin-directory.grants.default");
     case "role":
-      return (
-        <>
-          Role <Link to={`/console/admin/roles/${encodeURIComponent(source.roleId)}`}>{source.roleName}</Link>
-        </>
-      );
+      return rich("admin-directory.grants.role", {
+        role: <Link to={`/console/admin/roles/${encodeURIComponent(source.roleId)}`}>{source.roleName}</Link>,
+      });
     case "group":
-      return (
-        <>
-          Group <Link to={`/console/admin/groups/${encodeURIComponent(source.groupId)}`}>{source.groupName}</Link>{" "}
-          through role <Link to={`/console/admin/roles/${encodeURIComponent(source.roleId)}`}>{source.roleName}</Link>
-        </>
-      );
+      return rich("admin-directory.grants.group", {
+        group: <Link to={`/console/admin/groups/${encodeURIComponent(source.groupId)}`}>{source.groupName}</Link>,
+        role: <Link to={`/console/admin/roles/${encodeURIComponent(source.roleId)}`}>{source.roleName}</Link>,
+      });
   }
 }
 
@@ -76,13 +74,13 @@ function RolesForm({
     onSaved();
   });
   return (
-    <Form submission={submission} label="Roles">
+    <Form submission={submission} label={t("admin-directory.grants.roles")}>
       <CheckboxGroup
-        legend="Roles of this person"
+        legend={t("admin-directory.grants.rolesLegend")}
         hint={
           signedIn()?.identity.sub === userId
-            ? "This is your own account: taking a role away also takes away your access through it."
-            : "Roles given to this person directly; roles held through groups are shown under Effective scopes."
+            ? t("admin-directory.grants.rolesOwn")
+            : t("admin-directory.grants.rolesHint")
         }
         options={roles.map((role) => ({
           value: role.id,
@@ -93,7 +91,7 @@ function RolesForm({
         onChange={setValue}
         error={value.map((_, i) => submission.fieldError(`roles[${i}]`)).find(Boolean)}
       />
-      <SubmitRow submission={submission}>Save roles</SubmitRow>
+      <SubmitRow submission={submission}>{t("admin-directory.grants.saveRoles")}</SubmitRow>
     </Form>
   );
 }
@@ -121,16 +119,16 @@ function ScopesForm({
     onSaved();
   });
   return (
-    <Form submission={submission} label="Direct scopes">
+    <Form submission={submission} label={t("admin-directory.grants.scopes")}>
       <CheckboxGroup
-        legend="Scopes given directly"
-        hint="Granted to this person alone, besides what their roles and groups give."
+        legend={t("admin-directory.grants.scopesLegend")}
+        hint={t("admin-directory.grants.scopesHint")}
         options={options}
         value={value}
         onChange={setValue}
         error={value.map((_, i) => submission.fieldError(`scopes[${i}]`)).find(Boolean)}
       />
-      <SubmitRow submission={submission}>Save direct scopes</SubmitRow>
+      <SubmitRow submission={submission}>{t("admin-directory.grants.saveScopes")}</SubmitRow>
     </Form>
   );
 }
@@ -202,7 +200,7 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
     effective.reload();
   };
   return (
-    <Loaded state={effective.state} reload={effective.reload} label="Loading permissions…">
+    <Loaded state={effective.state} reload={effective.reload} label={t("admin-directory.grants.loading")}>
       {({ items, roles: given, direct }) => {
         const roleIds = given.map((role) => role.id);
         const readOnlyRoles = (
@@ -210,10 +208,10 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
             values={given.map(({ id, name }) => (
               <Link to={`/console/admin/roles/${encodeURIComponent(id)}`}>{name}</Link>
             ))}
-            empty="No roles."
+            empty={t("admin-directory.grants.noRoles")}
           />
         );
-        const readOnlyScopes = <Names values={direct.map((v) => <code>{v}</code>)} empty="No direct scopes." />;
+        const readOnlyScopes = <Names values={direct.map((v) => <code>{v}</code>)} empty={t("admin-directory.grants.noScopes")} />;
         const panels: {
           panel: "roles" | "scopes";
           title: string;
@@ -224,9 +222,9 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
         }[] = [
           {
             panel: "roles",
-            title: "Roles",
+            title: t("admin-directory.grants.roles"),
             id: "user-roles",
-            loading: "Loading roles…",
+            loading: t("admin-directory.grants.loadingRoles"),
             readOnly: readOnlyRoles,
             form: ({ roles }) =>
               roles ? (
@@ -235,15 +233,15 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
                   userId={userId}
                   roles={roles}
                   held={roleIds}
-                  onSaved={saved("roles", "Roles saved.")}
+                  onSaved={saved("roles", t("admin-directory.grants.rolesSaved"))}
                 />
               ) : null,
           },
           {
             panel: "scopes",
-            title: "Direct scopes",
+            title: t("admin-directory.grants.scopes"),
             id: "user-scopes",
-            loading: "Loading scopes…",
+            loading: t("admin-directory.grants.loadingScopes"),
             readOnly: readOnlyScopes,
             form: ({ scopes }) =>
               scopes ? (
@@ -252,7 +250,7 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
                   userId={userId}
                   scopes={scopes}
                   held={direct}
-                  onSaved={saved("scopes", "Direct scopes saved.")}
+                  onSaved={saved("scopes", t("admin-directory.grants.scopesSaved"))}
                 />
               ) : null,
           },
@@ -272,13 +270,13 @@ export function Grants({ userId, canWrite }: { userId: string; canWrite: boolean
                 form={panel.form}
               />
             ))}
-            <Panel title="Effective scopes" id="user-effective">
-              <p className="hint">Every scope this person holds, and where each comes from.</p>
+            <Panel title={t("admin-directory.grants.effective")} id="user-effective">
+              <p className="hint">{t("admin-directory.grants.effectiveHint")}</p>
               <EffectiveScopesTable
-                caption="Effective scopes"
+                caption={t("admin-directory.grants.effective")}
                 items={items}
-                empty="This person holds no scope."
-                whyHeader="Why"
+                empty={t("admin-directory.grants.effectiveEmpty")}
+                whyHeader={t("admin-directory.grants.why")}
                 listClass="users-why"
                 why={why}
               />

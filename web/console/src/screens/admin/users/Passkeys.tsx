@@ -6,6 +6,7 @@
  */
 import { useState } from "react";
 import { del, get } from "../../../api/client";
+import { t } from "../../../i18n";
 import type { PasskeyList, PasskeyRead } from "../../../api/passkeys";
 import { Panel } from "../../../ui/Screen";
 import { ConfirmButton } from "../../../ui/dialog";
@@ -19,39 +20,39 @@ export function Passkeys({ userId, email, canWrite }: { userId: string; email: s
   const { state, reload } = useLoad((signal) => get<PasskeyList>(path, undefined, signal), [path]);
   const [notice, setNotice] = useState<string | null>(null);
   const columns: Column<PasskeyRead>[] = [
-    { header: "Name", rowHeader: true, cell: (passkey) => passkey.name },
+    { header: t("admin-directory.passkeys.name"), rowHeader: true, cell: (passkey) => passkey.name },
     ...passkeyFactColumns({ counter: true }),
   ];
   if (canWrite) {
     columns.push({
-      header: "Actions",
+      header: t("admin-directory.passkeys.actions"),
       cell: (passkey) => (
         <ConfirmButton
-          label={rowLabel("Remove", passkey.name)}
-          title={`Remove the passkey “${passkey.name}”?`}
-          confirmLabel="Remove passkey"
+          label={rowLabel(t("admin-directory.passkeys.remove"), passkey.name)}
+          title={t("admin-directory.passkeys.removeQuestion", { name: passkey.name })}
+          confirmLabel={t("admin-directory.passkeys.removeConfirm")}
           onConfirm={async () => {
             setNotice(null);
             await del(`${path}/${encodeURIComponent(passkey.id)}`);
-            setNotice(`Passkey “${passkey.name}” removed.`);
+            setNotice(t("admin-directory.passkeys.removed", { name: passkey.name }));
             reload();
           }}
         >
-          <p>{email} can no longer sign in with this passkey. They can add a new one from their account.</p>
+          <p>{t("admin-directory.passkeys.removeConsequence", { email })}</p>
         </ConfirmButton>
       ),
     });
   }
   return (
-    <Panel title="Passkeys" id="user-passkeys">
-      <Loaded state={state} reload={reload} label="Loading the passkeys…">
+    <Panel title={t("admin-directory.passkeys.title")} id="user-passkeys">
+      <Loaded state={state} reload={reload} label={t("admin-directory.passkeys.loading")}>
         {(list) => (
           <DataTable
-            caption="Passkeys of this user"
+            caption={t("admin-directory.passkeys.caption")}
             columns={columns}
             rows={list.items}
             rowKey={(passkey) => passkey.id}
-            empty="No passkeys."
+            empty={t("admin-directory.passkeys.empty")}
           />
         )}
       </Loaded>

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { get, patch } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
+import { t } from "../../../i18n";
 import { Panel } from "../../../ui/Screen";
 import { Form, SelectField, SubmitRow, TextField, useSubmit } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
@@ -69,9 +70,9 @@ function toValue(field: ProfileField, text: string): { value: ProfileValue } | {
   const trimmed = field.dataType === "string" ? text : text.trim();
   if (trimmed === "") return { value: null };
   if (field.dataType === "integer") {
-    if (!/^-?\d+$/.test(trimmed)) return { error: "Enter a whole number." };
+    if (!/^-?\d+$/.test(trimmed)) return { error: t("admin-directory.profile.notWhole") };
     const number = Number(trimmed);
-    return Number.isSafeInteger(number) ? { value: number } : { error: "This number is too large." };
+    return Number.isSafeInteger(number) ? { value: number } : { error: t("admin-directory.profile.tooLarge") };
   }
   if (field.dataType === "boolean") return { value: trimmed === "true" };
   return { value: trimmed };
@@ -93,15 +94,15 @@ function ValueInput({
   const hint = (
     <>
       <code>{field.key}</code>
-      {field.required ? " · required" : " · empty removes the value"}
+      {field.required ? t("admin-directory.profile.required") : t("admin-directory.profile.emptyRemoves")}
     </>
   );
   if ((field.dataType === "boolean" || field.dataType === "enum") && !readOnly) {
     const choices =
       field.dataType === "boolean"
         ? [
-            { value: "true", label: "Yes" },
-            { value: "false", label: "No" },
+            { value: "true", label: t("admin-directory.profile.yes") },
+            { value: "false", label: t("admin-directory.profile.no") },
           ]
         : (field.enumValues ?? []).map((value) => ({ value, label: value }));
     return (
@@ -110,7 +111,7 @@ function ValueInput({
         hint={hint}
         value={text}
         onChange={(event) => onChange(event.currentTarget.value)}
-        options={[{ value: "", label: "(no value)" }, ...choices]}
+        options={[{ value: "", label: t("admin-directory.profile.noValue") }, ...choices]}
         error={error}
       />
     );
@@ -122,7 +123,7 @@ function ValueInput({
       type={readOnly ? "text" : INPUT_TYPE[field.dataType]}
       autoComplete="off"
       readOnly={readOnly}
-      value={readOnly && field.dataType === "boolean" ? (text === "" ? "" : text === "true" ? "Yes" : "No") : text}
+      value={readOnly && field.dataType === "boolean" ? (text === "" ? "" : text === "true" ? t("admin-directory.profile.yes") : t("admin-directory.profile.no")) : text}
       onChange={(event) => onChange(event.currentTarget.value)}
       error={error}
       {...(field.dataType === "integer" ? { inputMode: "numeric" as const, step: 1 } : {})}
@@ -173,10 +174,10 @@ function ValuesForm({ userId, data, canWrite }: { userId: string; data: ProfileD
   ));
   if (!canWrite) return <div className="form">{inputs}</div>;
   return (
-    <Form submission={submission} label="Profile values">
+    <Form submission={submission} label={t("admin-directory.profile.title")}>
       {inputs}
-      <SubmitRow submission={submission}>Save profile values</SubmitRow>
-      {saved && !submission.error ? <Notice>Saved.</Notice> : null}
+      <SubmitRow submission={submission}>{t("admin-directory.profile.save")}</SubmitRow>
+      {saved && !submission.error ? <Notice>{t("admin-directory.saved")}</Notice> : null}
     </Form>
   );
 }
@@ -184,11 +185,11 @@ function ValuesForm({ userId, data, canWrite }: { userId: string; data: ProfileD
 export function ProfileValues({ userId, canWrite }: { userId: string; canWrite: boolean }) {
   const { state, reload } = useLoad((signal) => load(userId, signal), [userId]);
   return (
-    <Panel title="Profile values" id="user-profile">
-      <Loaded state={state} reload={reload} label="Loading profile values…">
+    <Panel title={t("admin-directory.profile.title")} id="user-profile">
+      <Loaded state={state} reload={reload} label={t("admin-directory.profile.loading")}>
         {(data) =>
           data.fields.length === 0 ? (
-            <p className="empty">No profile field applies to this person.</p>
+            <p className="empty">{t("admin-directory.profile.none")}</p>
           ) : (
             <ValuesForm userId={userId} data={data} canWrite={canWrite} />
           )

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { get, patch } from "../../../api/client";
 import { hasScope } from "../../../auth/session";
+import { t } from "../../../i18n";
 import { Link } from "../../../router";
 import { Panel, Screen } from "../../../ui/Screen";
 import { blankErrors, useForm } from "../../../ui/bind";
@@ -22,7 +23,11 @@ const WRITE = "idp:users:write";
 
 /** "Disabled" or "Active", as a tag. */
 export function StatusTag({ disabled }: { disabled: boolean }) {
-  return disabled ? <span className="tag bad">Disabled</span> : <span className="tag ok">Active</span>;
+  return disabled ? (
+    <span className="tag bad">{t("admin-directory.user.disabled")}</span>
+  ) : (
+    <span className="tag ok">{t("admin-directory.user.active")}</span>
+  );
 }
 
 function UserFacts({ user }: { user: User }) {
@@ -30,18 +35,22 @@ function UserFacts({ user }: { user: User }) {
     <Facts
       rows={[
         [
-          "Email",
+          t("admin-directory.user.email"),
           <>
             {user.email}{" "}
-            {user.emailVerified ? <span className="tag ok">Verified</span> : <span className="tag">Not verified</span>}
+            {user.emailVerified ? (
+              <span className="tag ok">{t("admin-directory.user.verified")}</span>
+            ) : (
+              <span className="tag">{t("admin-directory.user.notVerified")}</span>
+            )}
           </>,
         ],
-        ["Username", user.username ?? "—"],
-        ["Display name", user.displayName || "—"],
-        ["Status", <StatusTag disabled={user.disabled} />],
-        ["Created", formatTime(user.createdAt)],
-        ["Last changed", formatTime(user.updatedAt)],
-        ["User id", <code>{user.id}</code>],
+        [t("admin-directory.user.username"), user.username ?? "—"],
+        [t("admin-directory.user.displayName"), user.displayName || "—"],
+        [t("admin-directory.user.status"), <StatusTag disabled={user.disabled} />],
+        [t("admin-directory.user.created"), formatTime(user.createdAt)],
+        [t("admin-directory.user.lastChanged"), formatTime(user.updatedAt)],
+        [t("admin-directory.user.id"), <code>{user.id}</code>],
       ]}
     />
   );
@@ -71,14 +80,14 @@ function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: User) => v
       setSaved(true);
       onSaved(next);
     },
-    (values) => blankErrors(values, { email: "Enter an email address." }),
+    (values) => blankErrors(values, { email: t("admin-directory.user.emailMissing") }),
   );
   const { submission, text, check, setValues } = form;
   const emailChanged = form.values.email.trim().toLowerCase() !== user.email.toLowerCase();
   return (
-    <Form submission={submission} label="Details">
+    <Form submission={submission} label={t("admin-directory.user.details")}>
       <TextField
-        label="Email"
+        label={t("admin-directory.user.email")}
         type="email"
         autoComplete="off"
         {...text("email")}
@@ -90,19 +99,24 @@ function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: User) => v
         }}
       />
       <Checkbox
-        label="Email verified"
-        hint={emailChanged ? "A new address starts unverified; tick this only if you checked it." : undefined}
+        label={t("admin-directory.user.emailVerified")}
+        hint={emailChanged ? t("admin-directory.user.emailVerifiedHint") : undefined}
         {...check("emailVerified")}
       />
-      <TextField label="Username" hint="Leave empty for no username." autoComplete="off" {...text("username")} />
-      <TextField label="Display name" autoComplete="off" {...text("displayName")} />
+      <TextField
+        label={t("admin-directory.user.username")}
+        hint={t("admin-directory.user.usernameHint")}
+        autoComplete="off"
+        {...text("username")}
+      />
+      <TextField label={t("admin-directory.user.displayName")} autoComplete="off" {...text("displayName")} />
       <Checkbox
-        label="Disabled"
-        hint="A disabled person cannot sign in; disabling also ends their sessions."
+        label={t("admin-directory.user.disabled")}
+        hint={t("admin-directory.user.disabledHint")}
         {...check("disabled")}
       />
-      <SubmitRow submission={submission}>Save details</SubmitRow>
-      {saved && !submission.error ? <Notice>Saved.</Notice> : null}
+      <SubmitRow submission={submission}>{t("admin-directory.user.saveDetails")}</SubmitRow>
+      {saved && !submission.error ? <Notice>{t("admin-directory.saved")}</Notice> : null}
     </Form>
   );
 }
@@ -110,25 +124,25 @@ function DetailsForm({ user, onSaved }: { user: User; onSaved: (user: User) => v
 export function UserDetail({ id }: { id: string }) {
   const canWrite = hasScope(WRITE);
   const { state, reload } = useLoad((signal) => get<User>(userPath(id), undefined, signal), [id]);
-  const title = state.status === "ready" ? state.data.displayName || state.data.email : "User";
+  const title = state.status === "ready" ? state.data.displayName || state.data.email : t("admin-directory.user.title");
   return (
     <Screen
       title={title}
       intro={
         <>
           {state.status === "ready" && state.data.displayName ? `${state.data.email} · ` : null}
-          <Link to="/console/admin/users">All users</Link>
+          <Link to="/console/admin/users">{t("admin-directory.user.all")}</Link>
         </>
       }
     >
-      <Loaded state={state} reload={reload} label="Loading the user…">
+      <Loaded state={state} reload={reload} label={t("admin-directory.user.loading")}>
         {(user) => (
           <>
-            <Panel title="Facts" id="user-facts">
+            <Panel title={t("admin-directory.user.facts")} id="user-facts">
               <UserFacts user={user} />
             </Panel>
             {canWrite ? (
-              <Panel title="Details" id="user-details">
+              <Panel title={t("admin-directory.user.details")} id="user-details">
                 <DetailsForm user={user} onSaved={reload} />
               </Panel>
             ) : null}

@@ -7,6 +7,7 @@
  */
 import { useState } from "react";
 import { type Page, describeError } from "../../../api/client";
+import { intl, t } from "../../../i18n";
 import { Loaded, useLoad } from "../../../ui/load";
 import { type Column, DataTable, Notice, formatTime, rowLabel } from "../../../ui/table";
 import { SelectField } from "../../../ui/form";
@@ -56,9 +57,9 @@ export function Deliveries({ endpointId, canWrite }: { endpointId: string; canWr
     try {
       const more = await listDeliveries(endpointId, status, log.next);
       setGrown({ base: log.base, rows: appendPage(log.rows, more.items), next: more.nextCursor });
-      setSaid({ text: `${more.items.length} more shown.`, error: false });
+      setSaid({ text: t("admin-ops.webhooks.log.more", { count: more.items.length }), error: false });
     } catch (error) {
-      setSaid({ text: `The next deliveries could not be loaded. ${describeError(error)}`, error: true });
+      setSaid({ text: t("admin-ops.webhooks.log.moreFailed", { why: describeError(error) }), error: true });
     } finally {
       setBusyMore(false);
     }
@@ -75,20 +76,23 @@ export function Deliveries({ endpointId, canWrite }: { endpointId: string; canWr
         return { ...current, rows: replaceRow(current.rows, queued) };
       });
       setSaid({
-        text: `Event ${delivery.eventType} (${shortEventId(delivery.eventId)}) will be sent again.`,
+        text: t("admin-ops.webhooks.log.resent", { type: delivery.eventType, id: shortEventId(delivery.eventId) }),
         error: false,
       });
     } catch (error) {
-      setSaid({ text: `Event ${delivery.eventType} could not be sent again. ${describeError(error)}`, error: true });
+      setSaid({
+        text: t("admin-ops.webhooks.log.resendFailed", { type: delivery.eventType, why: describeError(error) }),
+        error: true,
+      });
     } finally {
       setResending(null);
     }
   };
 
   const columns: Column<Delivery>[] = [
-    { header: "Event type", rowHeader: true, cell: (d) => <code>{d.eventType}</code> },
+    { header: t("admin-ops.webhooks.log.type"), rowHeader: true, cell: (d) => <code>{d.eventType}</code> },
     {
-      header: "Event id",
+      header: t("admin-ops.webhooks.log.id"),
       cell: (d) => (
         <code className="event-id" title={d.eventId}>
           {shortEventId(d.eventId)}
@@ -96,29 +100,31 @@ export function Deliveries({ endpointId, canWrite }: { endpointId: string; canWr
       ),
     },
     {
-      header: "Status",
+      header: t("admin-ops.webhooks.status"),
       cell: (d) => {
         const tag = statusTag(d.status);
         return <span className={tag.tone === "plain" ? "tag" : `tag ${tag.tone}`}>{tag.text}</span>;
       },
     },
-    { header: "Attempts", cell: (d) => String(d.attempts) },
-    { header: "Last answer", cell: (d) => lastOutcome(d) },
-    { header: "Created", cell: (d) => formatTime(d.createdAt) },
+    { header: t("admin-ops.webhooks.log.attempts"), cell: (d) => intl().formatNumber(d.attempts) },
+    { header: t("admin-ops.webhooks.log.last"), cell: (d) => lastOutcome(d) },
+    { header: t("admin-ops.webhooks.createdAt"), cell: (d) => formatTime(d.createdAt) },
     {
-      header: "Delivered / next attempt",
+      header: t("admin-ops.webhooks.log.when"),
       cell: (d) => {
         const when = whenOf(d);
-        return when.at ? `${when.label} ${formatTime(when.at)}` : when.label;
+        return when.at ? t("admin-ops.webhooks.log.whenAt", { label: when.label, at: formatTime(when.at) }) : when.label;
       },
     },
   ];
   if (canWrite) {
     columns.push({
-      header: "Actions",
+      header: t("admin-ops.webhooks.log.actions"),
       cell: (d) => (
         <button type="button" className="button" disabled={resending === d.id} onClick={() => void resend(d)}>
-          {resending === d.id ? "Sending…" : rowLabel("Send again", `${d.eventType} ${shortEventId(d.eventId)}`)}
+          {resending === d.id
+            ? t("admin-ops.webhooks.log.sending")
+            : rowLabel(t("admin-ops.webhooks.log.resend"), `${d.eventType} ${shortEventId(d.eventId)}`)}
         </button>
       ),
     });
@@ -128,8 +134,8 @@ export function Deliveries({ endpointId, canWrite }: { endpointId: string; canWr
     <div className="deliveries">
       <div className="deliveries-filter">
         <SelectField
-          label="Status"
-          options={DELIVERY_STATUSES.map((s) => ({ value: s.value, label: s.label }))}
+          label={t("admin-ops.webhooks.status")}
+          options={DELIVERY_STATUSES.map((s) => ({ value: s.value, label: s.label() }))}
           value={status}
           onChange={(event) => {
             setStatus(event.currentTarget.value as "" | DeliveryStatus);
@@ -144,24 +150,25 @@ export function Deliveries({ endpointId, canWrite }: { endpointId: string; canWr
             setRound((n) => n + 1);
           }}
         >
-          Refresh<span className="visually-hidden"> the delivery log</span>
+          {t("admin-ops.webhooks.log.refresh")}
+          <span className="visually-hidden"> {t("admin-ops.webhooks.log.refresh.what")}</span>
         </button>
       </div>
-      <Loaded state={first.state} reload={first.reload} label="Loading the deliveries…">
+      <Loaded state={first.state} reload={first.reload} label={t("admin-ops.webhooks.log.loading")}>
         {() =>
           log ? (
             <>
               <DataTable
-                caption="Deliveries to this endpoint, newest first"
+                caption={t("admin-ops.webhooks.log.caption")}
                 columns={columns}
                 rows={log.rows}
                 rowKey={(d) => d.id}
-                empty={status ? "No deliveries with this status." : "No deliveries yet."}
+                empty={status ? t("admin-ops.webhooks.log.noneWithStatus") : t("admin-ops.webhooks.log.none")}
               />
               {log.next ? (
                 <div className="pager">
                   <button type="button" className="button" disabled={busyMore} onClick={() => void loadMore()}>
-                    {busyMore ? "Loading…" : "Load more"}
+                    {busyMore ? t("admin-ops.webhooks.log.loadingMore") : t("admin-ops.webhooks.log.loadMore")}
                   </button>
                 </div>
               ) : null}

@@ -5,6 +5,7 @@
  * show at their field.
  */
 import { useId, useState } from "react";
+import { t } from "../../../i18n";
 import { useForm } from "../../../ui/bind";
 import { Checkbox, Form, SubmitButton, type Submission, TextField } from "../../../ui/form";
 import { Loaded, useLoad } from "../../../ui/load";
@@ -22,13 +23,12 @@ import {
   valuesOf,
 } from "./model";
 
-const FAMILY_NAMES: Record<string, string> = {
-  user: "People",
-  signin: "Sign-in",
-  session: "Sessions",
-  consent: "Consent",
-  client: "Clients",
-};
+/** A family's heading: the known ones in the reader's language, any other by its name. */
+function familyName(family: string): string {
+  const id = `admin-ops.webhooks.family.${family}`;
+  const text = t(id);
+  return text === id ? family : text;
+}
 
 export function EndpointForm({
   endpoint,
@@ -58,15 +58,15 @@ export function EndpointForm({
     <Form submission={submission} label={label}>
       {notice ? <Notice>{notice}</Notice> : null}
       <TextField
-        label="URL"
+        label={t("admin-ops.webhooks.url")}
         type="url"
-        hint="Where the provider POSTs each event, signed (https; private addresses only where the server allows them)."
+        hint={t("admin-ops.webhooks.url.hint")}
         autoComplete="off"
         spellCheck={false}
         {...text("url")}
       />
-      <TextField label="Description (optional)" autoComplete="off" {...text("description")} />
-      <Loaded state={catalogue.state} reload={catalogue.reload} label="Loading the event types…">
+      <TextField label={t("admin-ops.webhooks.description.optional")} autoComplete="off" {...text("description")} />
+      <Loaded state={catalogue.state} reload={catalogue.reload} label={t("admin-ops.webhooks.loadingTypes")}>
         {(types) => (
           <EventTypes
             catalogue={types}
@@ -77,8 +77,8 @@ export function EndpointForm({
         )}
       </Loaded>
       <Checkbox
-        label="Enabled"
-        hint="While it is disabled nothing is sent to it; deliveries already queued wait until it is enabled again."
+        label={t("admin-ops.webhooks.enabled")}
+        hint={t("admin-ops.webhooks.enabled.hint")}
         {...check("enabled")}
       />
       <div className="form-row">
@@ -108,9 +108,9 @@ function EventTypes({
   const describedBy = [`${id}-hint`, error ? `${id}-error` : ""].filter(Boolean).join(" ");
   return (
     <fieldset className={error ? "choices event-types has-error" : "choices event-types"} aria-describedby={describedBy}>
-      <legend>Event types</legend>
+      <legend>{t("admin-ops.webhooks.eventTypes")}</legend>
       <p className="hint" id={`${id}-hint`}>
-        {chosen.length} of {catalogue.length} chosen. Each event is sent to every enabled endpoint that chose its type.
+        {t("admin-ops.webhooks.types.chosen", { chosen: chosen.length, total: catalogue.length })}
       </p>
       {error ? (
         <p className="field-error" id={`${id}-error`}>
@@ -128,11 +128,11 @@ function EventTypes({
           aria-invalid={error ? true : undefined}
           onChange={() => onChange(toggleAll(catalogue, chosen))}
         />
-        <label htmlFor={`${id}-all`}>All event types</label>
+        <label htmlFor={`${id}-all`}>{t("admin-ops.webhooks.types.all")}</label>
       </div>
       {families(catalogue).map(({ family, types }) => (
         <fieldset key={family} className="event-family">
-          <legend>{FAMILY_NAMES[family] ?? family}</legend>
+          <legend>{familyName(family)}</legend>
           {types.map((type) => (
             <Checkbox
               key={type}
@@ -150,7 +150,7 @@ function EventTypes({
             key={type}
             label={
               <>
-                <code>{type}</code> (no longer offered)
+                <code>{type}</code> {t("admin-ops.webhooks.types.gone")}
               </>
             }
             checked

@@ -5,13 +5,15 @@
  * so the keyboard's copy works.
  */
 import { useRef, useState } from "react";
+import { t } from "../../../i18n";
 import { RevealOnce } from "../../../ui/dialog";
 
-export const SECRET_ONCE =
-  "Copy the signing secret now and give it to the receiver, which checks each request's signature with it. You will not see it again: if it is lost, rotate it.";
+/** What the dialog says about the secret. */
+export const secretOnce = (): string =>
+  t("admin-ops.webhooks.secret.once");
 
 export function SecretShownOnce({ title, secret, onClose }: { title: string; secret: string; onClose: () => void }) {
-  return <RevealOnce title={title} explanation={SECRET_ONCE} value={<SecretCopy secret={secret} />} onClose={onClose} />;
+  return <RevealOnce title={title} explanation={secretOnce()} value={<SecretCopy secret={secret} />} onClose={onClose} />;
 }
 
 function SecretCopy({ secret }: { secret: string }) {
@@ -20,26 +22,27 @@ function SecretCopy({ secret }: { secret: string }) {
   const copy = async (): Promise<void> => {
     try {
       await navigator.clipboard.writeText(secret);
-      setSaid("Copied to the clipboard.");
+      setSaid(t("admin-ops.webhooks.secret.copied"));
     } catch {
       const range = document.createRange();
       if (shown.current) range.selectNodeContents(shown.current);
       const selection = window.getSelection();
       selection?.removeAllRanges();
       selection?.addRange(range);
-      setSaid("The clipboard is not available here: the secret is selected, copy it with Ctrl+C (⌘C on a Mac).");
+      setSaid(t("admin-ops.webhooks.secret.selected"));
     }
   };
   return (
     <div className="secret-copy">
       <p className="secret-line">
-        <span className="secret-label">Signing secret</span>{" "}
+        <span className="secret-label">{t("admin-ops.webhooks.secret")}</span>{" "}
         <code ref={shown} data-testid="webhook-secret">
           {secret}
         </code>
       </p>
       <button type="button" className="button" onClick={() => void copy()}>
-        Copy<span className="visually-hidden"> the signing secret</span>
+        {t("admin-ops.webhooks.secret.copy")}
+        <span className="visually-hidden"> {t("admin-ops.webhooks.secret.copy.what")}</span>
       </button>
       <p className="copy-status" role="status">
         {said}

@@ -7,7 +7,7 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { App } from "../../../App";
-import { SECRET_ONCE } from "./SecretShownOnce";
+import { secretOnce } from "./SecretShownOnce";
 import { type Answer, EVENT_TYPES, endpoint, fakeApi, grant, inTurn, json, noContent, problem, writes } from "./testing";
 
 vi.mock("../../../auth/session", async (importOriginal) => ({
@@ -104,7 +104,7 @@ test("Rotate secret asks first, then shows the new secret once", async () => {
   fireEvent.click(within(ask).getByRole("button", { name: "Rotate" }));
   const shown = await screen.findByRole("dialog", { name: "The new signing secret" });
   expect(within(shown).getByTestId("webhook-secret").textContent).toBe("whsec_bmV3LXNlY3JldA==");
-  expect(within(shown).getByText(SECRET_ONCE)).toBeTruthy();
+  expect(within(shown).getByText(secretOnce())).toBeTruthy();
   expect(writes(calls).map((c) => [c.method, c.path])).toEqual([["POST", "/admin/webhooks/wh-1/rotate-secret"]]);
   fireEvent.click(within(shown).getByRole("button", { name: "I have saved it" }));
   await screen.findByText("The secret was replaced; requests are now signed with the new one.");

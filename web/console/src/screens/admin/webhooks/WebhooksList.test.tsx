@@ -9,7 +9,7 @@ import { App } from "../../../App";
 import { Shell } from "../../../Shell";
 import { ROUTES } from "../../../routes";
 import { WebhooksScreen } from "../WebhooksScreen";
-import { SECRET_ONCE } from "./SecretShownOnce";
+import { secretOnce } from "./SecretShownOnce";
 import { EVENT_TYPES, endpoint, fakeApi, grant, inTurn, json, problem, writes } from "./testing";
 
 vi.mock("../../../auth/session", async (importOriginal) => ({
@@ -224,8 +224,8 @@ describe("creating an endpoint", () => {
         { url: "https://hooks.example.test/idp", description: "Directory sync", eventTypes: ["user.created", "signin.failed"], enabled: true },
       ],
     ]);
-    expect(within(dialog).getByText(SECRET_ONCE)).toBeTruthy();
-    expect(SECRET_ONCE).toMatch(/You will not see it again/);
+    expect(within(dialog).getByText(secretOnce())).toBeTruthy();
+    expect(secretOnce()).toMatch(/You will not see it again/);
     expect(within(dialog).getByTestId("webhook-secret").textContent).toBe(created.secret);
     fireEvent.click(within(dialog).getByRole("button", { name: "Copy the signing secret" }));
     await within(dialog).findByText("Copied to the clipboard.");

@@ -4,6 +4,7 @@
  * delivery log joins the rows already shown, how a delivery's outcome reads).
  */
 import { type Page, get, patch, post } from "../../../api/client";
+import { t } from "../../../i18n";
 
 export const WEBHOOKS_READ = "idp:webhooks:read";
 export const WEBHOOKS_WRITE = "idp:webhooks:write";
@@ -56,9 +57,9 @@ export const endpointScreen = (id: string): string => `${WEBHOOKS_SCREEN}/${seg(
  * URL in a heading would not fit a phone). */
 export function endpointTitle(endpoint: WebhookEndpoint): string {
   try {
-    return `Webhook to ${new URL(endpoint.url).host}`;
+    return t("admin-ops.webhooks.titleTo", { host: new URL(endpoint.url).host });
   } catch {
-    return "Webhook endpoint";
+    return t("admin-ops.webhooks.endpoint");
   }
 }
 
@@ -82,8 +83,8 @@ export function valuesOf(endpoint?: WebhookEndpoint): EndpointValues {
 /** The checks made before sending; the API checks the rest (scheme, private addresses). */
 export function endpointProblems(values: EndpointValues): Record<string, string> {
   const problems: Record<string, string> = {};
-  if (values.url.trim() === "") problems.url = "Enter the URL that receives the events.";
-  if (values.eventTypes.length === 0) problems.eventTypes = "Choose at least one event type.";
+  if (values.url.trim() === "") problems.url = t("admin-ops.webhooks.error.url");
+  if (values.eventTypes.length === 0) problems.eventTypes = t("admin-ops.webhooks.error.types");
   return problems;
 }
 
@@ -153,38 +154,39 @@ export function families(catalogue: readonly string[]): { family: string; types:
   return groups;
 }
 
-export const DELIVERY_STATUSES: readonly { value: "" | DeliveryStatus; label: string }[] = [
-  { value: "", label: "All" },
-  { value: "pending", label: "Pending" },
-  { value: "succeeded", label: "Succeeded" },
-  { value: "failed", label: "Failed" },
+/** The status filter's choices; labels are read when shown, in the current language. */
+export const DELIVERY_STATUSES: readonly { value: "" | DeliveryStatus; label: () => string }[] = [
+  { value: "", label: () => t("admin-ops.webhooks.filter.all") },
+  { value: "pending", label: () => t("admin-ops.webhooks.state.pending") },
+  { value: "succeeded", label: () => t("admin-ops.webhooks.state.succeeded") },
+  { value: "failed", label: () => t("admin-ops.webhooks.state.failed") },
 ];
 
 /** A delivery's status as a tag: its words and its tone. */
 export function statusTag(status: DeliveryStatus): { text: string; tone: "ok" | "bad" | "plain" } {
   switch (status) {
     case "succeeded":
-      return { text: "Succeeded", tone: "ok" };
+      return { text: t("admin-ops.webhooks.state.succeeded"), tone: "ok" };
     case "failed":
-      return { text: "Failed", tone: "bad" };
+      return { text: t("admin-ops.webhooks.state.failed"), tone: "bad" };
     default:
-      return { text: "Pending", tone: "plain" };
+      return { text: t("admin-ops.webhooks.state.pending"), tone: "plain" };
   }
 }
 
 /** What the receiver last answered: "HTTP 500", "HTTP 500: …", the error alone, or "—". */
 export function lastOutcome(delivery: Delivery): string {
   const parts: string[] = [];
-  if (delivery.lastStatusCode !== null) parts.push(`HTTP ${delivery.lastStatusCode}`);
+  if (delivery.lastStatusCode !== null) parts.push(t("admin-ops.webhooks.log.http", { code: String(delivery.lastStatusCode) }));
   if (delivery.lastError) parts.push(delivery.lastError);
   return parts.length ? parts.join(": ") : "—";
 }
 
 /** Which instant the last column shows: when it arrived, or when the next try is due. */
 export function whenOf(delivery: Delivery): { label: string; at: string | null } {
-  if (delivery.deliveredAt) return { label: "Delivered", at: delivery.deliveredAt };
-  if (delivery.status === "pending") return { label: "Next attempt", at: delivery.nextAttemptAt };
-  return { label: "Gave up", at: null };
+  if (delivery.deliveredAt) return { label: t("admin-ops.webhooks.when.delivered"), at: delivery.deliveredAt };
+  if (delivery.status === "pending") return { label: t("admin-ops.webhooks.when.next"), at: delivery.nextAttemptAt };
+  return { label: t("admin-ops.webhooks.when.gaveUp"), at: null };
 }
 
 /** An event id as a cell shows it: `evt_` and 8 more characters (the whole id in its tooltip). */
