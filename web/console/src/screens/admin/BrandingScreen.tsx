@@ -5,22 +5,20 @@
  * and after the upload), and previews of the mails in each language
  * (`/admin/mail-templates`). Writing needs `idp:branding:write`; without it the screen reads.
  */
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { hasScope } from "../../auth/session";
 import { t } from "../../i18n";
 import { Panel, Screen } from "../../ui/Screen";
 import { useForm } from "../../ui/bind";
-import { ConfirmButton } from "../../ui/dialog";
-import { Form, SubmitButton, SubmitRow, TextField, useSubmit } from "../../ui/form";
+import { Form, SubmitRow, TextField } from "../../ui/form";
 import { Loaded, useLoad } from "../../ui/load";
-import { Facts, Notice, formatTime } from "../../ui/table";
+import { Notice } from "../../ui/table";
+import { BrandFacts, BrandFields, type FieldTexts, LogoControl, type LogoTexts } from "./branding/BrandFields";
 import "./branding/branding.css";
 import { MailPreviews } from "./branding/MailPreviews";
 import {
   BRANDING_WRITE,
   type BrandSettings,
-  LOGO_FIELD,
-  LOGO_TYPES,
   contrastHint,
   isColour,
   loadBranding,
@@ -28,8 +26,8 @@ import {
   removeLogo,
   saveBranding,
   uploadLogo,
-  valuesOf,
 } from "./branding/model";
+import { valuesOf } from "./branding/rules";
 
 export function BrandingScreen(_props: { params: Record<string, string> }) {
   const { state, reload } = useLoad((signal) => loadBranding(signal), []);
@@ -43,32 +41,45 @@ export function BrandingScreen(_props: { params: Record<string, string> }) {
   );
 }
 
+const fieldTexts = (): FieldTexts => ({
+  productName: t("admin-branding.field.productName"),
+  productNameHint: t("admin-branding.field.productName.hint"),
+  primaryColor: t("admin-branding.field.primaryColor"),
+  termsUri: t("admin-branding.field.termsUri"),
+  privacyUri: t("admin-branding.field.privacyUri"),
+  uriHint: t("admin-branding.field.uri.hint"),
+});
+
 function Branding({ initial }: { initial: BrandSettings }) {
   const [settings, setSettings] = useState(initial);
   const canWrite = hasScope(BRANDING_WRITE);
   return (
     <>
       <Panel title={t("admin-branding.brand.title")} id="brand">
-        {canWrite ? <BrandForm settings={settings} onSaved={setSettings} /> : <BrandFacts settings={settings} />}
+        {canWrite ? (
+          <BrandForm settings={settings} onSaved={setSettings} />
+        ) : (
+          <BrandFacts
+            brand={settings}
+            texts={fieldTexts()}
+            unset={t("admin-branding.unset")}
+            changed={t("admin-branding.changed")}
+          />
+        )}
       </Panel>
-      <LogoPanel settings={settings} canWrite={canWrite} onChange={setSettings} />
+      <Panel title={t("admin-branding.logo.title")} id="brand-logo">
+        <LogoControl
+          brand={settings}
+          onChange={setSettings}
+          uploadLogo={uploadLogo}
+          removeLogo={removeLogo}
+          texts={logoTexts()}
+          imageClass="brand-logo"
+          testId="brand-logo"
+          canWrite={canWrite}
+        />
+      </Panel>
     </>
-  );
-}
-
-const none = (value: string | null): string => value ?? t("admin-branding.unset");
-
-function BrandFacts({ settings }: { settings: BrandSettings }) {
-  return (
-    <Facts
-      rows={[
-        [t("admin-branding.field.productName"), none(settings.productName)],
-        [t("admin-branding.field.primaryColor"), settings.primaryColor ? <code>{settings.primaryColor}</code> : none(null)],
-        [t("admin-branding.field.termsUri"), none(settings.termsUri)],
-        [t("admin-branding.field.privacyUri"), none(settings.privacyUri)],
-        [t("admin-branding.changed"), formatTime(settings.updatedAt)],
-      ]}
-    />
   );
 }
 
@@ -87,16 +98,8 @@ function BrandForm({ settings, onSaved }: { settings: BrandSettings; onSaved: (n
   );
   const { values, text, submission } = form;
   const hint = contrastHint(values.primaryColor);
-  return (
-    <Form submission={submission} label={t("admin-branding.brand.form")}>
-      {notice ? <Notice>{notice}</Notice> : null}
-      <TextField
-        label={t("admin-branding.field.productName")}
-        hint={t("admin-branding.field.productName.hint")}
-        autoComplete="off"
-        maxLength={80}
-        {...text("productName")}
-      />
+  const colour = (
+    <>
       <TextField
         label={t("admin-branding.field.primaryColor")}
         hint={
@@ -119,22 +122,12 @@ function BrandForm({ settings, onSaved }: { settings: BrandSettings; onSaved: (n
           <ColourSample colour={values.primaryColor.trim()} />
         </p>
       ) : null}
-      <TextField
-        label={t("admin-branding.field.termsUri")}
-        hint={t("admin-branding.field.uri.hint")}
-        type="url"
-        autoComplete="off"
-        spellCheck={false}
-        {...text("termsUri")}
-      />
-      <TextField
-        label={t("admin-branding.field.privacyUri")}
-        hint={t("admin-branding.field.uri.hint")}
-        type="url"
-        autoComplete="off"
-        spellCheck={false}
-        {...text("privacyUri")}
-      />
+    </>
+  );
+  return (
+    <Form submission={submission} label={t("admin-branding.brand.form")}>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <BrandFields texts={fieldTexts()} text={text} colour={colour} />
       <SubmitRow submission={submission}>{t("admin-branding.save")}</SubmitRow>
     </Form>
   );
@@ -149,91 +142,21 @@ function ColourSample({ colour }: { colour: string }) {
   );
 }
 
-function LogoPanel({
-  settings,
-  canWrite,
-  onChange,
-}: {
-  settings: BrandSettings;
-  canWrite: boolean;
-  onChange: (next: BrandSettings) => void;
-}) {
-  const [file, setFile] = useState<File | null>(null);
-  const [chosenUrl, setChosenUrl] = useState<string | null>(null);
-  const [inputKey, setInputKey] = useState(0);
-  const [notice, setNotice] = useState<string | null>(null);
-  // The chosen file is shown before it is sent (a blob: URL, which the CSP's img-src allows).
-  useEffect(() => {
-    if (!file) {
-      setChosenUrl(null);
-      return;
-    }
-    const url = URL.createObjectURL(file);
-    setChosenUrl(url);
-    return () => URL.revokeObjectURL(url);
-  }, [file]);
-  const submission = useSubmit(
-    async () => {
-      if (!file) return;
-      setNotice(null);
-      const saved = await uploadLogo(file);
-      setFile(null);
-      setInputKey((key) => key + 1);
-      onChange(saved);
-      setNotice(t("admin-branding.logo.saved"));
-    },
-    () => (file ? {} : { [LOGO_FIELD]: t("admin-branding.logo.choose") }),
-  );
-  return (
-    <Panel title={t("admin-branding.logo.title")} id="brand-logo">
-      {notice ? <Notice>{notice}</Notice> : null}
-      {settings.logoUri ? (
-        <img className="brand-logo" src={settings.logoUri} alt={t("admin-branding.logo.current")} data-testid="brand-logo" />
-      ) : (
-        <p className="empty">{t("admin-branding.logo.none")}</p>
-      )}
-      {canWrite ? (
-        <Form submission={submission} label={t("admin-branding.logo.form")}>
-          <TextField
-            key={inputKey}
-            label={t("admin-branding.logo.file")}
-            hint={t("admin-branding.logo.hint")}
-            type="file"
-            accept={LOGO_TYPES}
-            error={submission.fieldError(LOGO_FIELD)}
-            onChange={(event) => {
-              setFile(event.currentTarget.files?.[0] ?? null);
-              submission.reset();
-            }}
-          />
-          {chosenUrl ? (
-            <figure>
-              <img className="brand-logo" src={chosenUrl} alt={t("admin-branding.logo.chosen")} />
-              <figcaption className="hint">{t("admin-branding.logo.chosen.caption")}</figcaption>
-            </figure>
-          ) : null}
-          <div className="form-row">
-            <SubmitButton busy={submission.busy} busyLabel={t("admin-branding.logo.uploading")}>
-              {t("admin-branding.logo.upload")}
-            </SubmitButton>
-            {settings.logoUri ? (
-              <ConfirmButton
-                label={t("admin-branding.logo.remove")}
-                title={t("admin-branding.logo.remove.title")}
-                confirmLabel={t("admin-branding.logo.remove")}
-                onConfirm={async () => {
-                  setNotice(null);
-                  await removeLogo();
-                  onChange({ ...settings, logoUri: null });
-                  setNotice(t("admin-branding.logo.removed"));
-                }}
-              >
-                <p>{t("admin-branding.logo.remove.body")}</p>
-              </ConfirmButton>
-            ) : null}
-          </div>
-        </Form>
-      ) : null}
-    </Panel>
-  );
-}
+const logoTexts = (): LogoTexts => ({
+  form: t("admin-branding.logo.form"),
+  current: t("admin-branding.logo.current"),
+  none: t("admin-branding.logo.none"),
+  file: t("admin-branding.logo.file"),
+  hint: t("admin-branding.logo.hint"),
+  choose: t("admin-branding.logo.choose"),
+  chosen: t("admin-branding.logo.chosen"),
+  chosenCaption: t("admin-branding.logo.chosen.caption"),
+  upload: t("admin-branding.logo.upload"),
+  uploading: t("admin-branding.logo.uploading"),
+  saved: t("admin-branding.logo.saved"),
+  remove: t("admin-branding.logo.remove"),
+  removeTitle: t("admin-branding.logo.remove.title"),
+  removeConfirm: t("admin-branding.logo.remove"),
+  removeBody: t("admin-branding.logo.remove.body"),
+  removed: t("admin-branding.logo.removed"),
+});

@@ -11,7 +11,7 @@ import { App } from "../../../App";
 import { ROUTES } from "../../../routes";
 import { type Answer, fakeApi, grant, inTurn, json, noContent, problem, writes } from "../webhooks/testing";
 import type { BrandSettings } from "./model";
-import { contrastWithWhite } from "./model";
+import { contrastWithWhite } from "./rules";
 
 vi.mock("../../../auth/session", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../../../auth/session")>()),
