@@ -16,6 +16,7 @@ from idp_common.storage.db.models import (
     Api,
     AuthorizationCode,
     Base,
+    Brand,
     Client,
     ClientScope,
     ClientSecret,
@@ -129,6 +130,9 @@ async def populate(sessions: async_sessionmaker[AsyncSession]) -> dict[str, uuid
         ),
         PasswordResetToken(token_digest=b"reset", user_id=user.id, expires_at=soon),
         ClientSecret(client_pk=client.id, digest=b"digest"),
+        # The provider's brand (no client) must outlive any client; the client's must not.
+        Brand(client_pk=None, product_name="Provider"),
+        Brand(client_pk=client.id, product_name="App"),
         ClientScope(client_pk=client.id, scope_id=scope.id),
         RoleScope(role_id=role.id, scope_id=scope.id),
         GroupMember(group_id=group.id, user_id=user.id),

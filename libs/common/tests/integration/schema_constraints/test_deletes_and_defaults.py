@@ -43,7 +43,7 @@ pytestmark = pytest.mark.integration
                 "passkeys",
             },
         ),
-        ("clients", {"client_secrets", "client_scopes", "consents", "refresh_tokens"}),
+        ("clients", {"client_secrets", "client_scopes", "consents", "refresh_tokens", "brands"}),
         ("roles", {"role_scopes", "user_roles", "group_roles"}),
         ("groups", {"group_members", "group_roles", "profile_fields", "profile_values"}),
         ("apis", {"scopes", "client_scopes", "role_scopes", "user_scopes"}),
