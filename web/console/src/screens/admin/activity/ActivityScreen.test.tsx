@@ -109,12 +109,13 @@ test("each chart's totals and hours, the active sessions, and the series drawn",
   expect(within(backchannel).getByText("Nothing was counted in the last 24 hours.")).toBeTruthy();
   expect(within(backchannel).queryByRole("img")).toBeNull();
   // Three charts drawn, each with the hours (seconds) and the series' counts.
+  // uPlot is created in a passive effect, which React may flush after the tables appear.
   const seconds = HOURS.map((h) => Date.parse(h) / 1000);
-  expect(drawn).toEqual([
+  await waitFor(() => expect(drawn).toEqual([
     { series: [undefined, "Password, succeeded", "Password, failed"], data: [seconds, [0, 1, 2], [2, 0, 0]] },
     { series: [undefined, "Throttled"], data: [seconds, [0, 0, 1]] },
     { series: [undefined, "Client credentials"], data: [seconds, [0, 0, 4]] },
-  ]);
+  ]));
   expect(screen.getAllByRole("img").map((img) => img.getAttribute("aria-label"))).toContain(
     "Chart: Sign-ins per hour. Totals: Password, succeeded: 3 and Password, failed: 2.",
   );
