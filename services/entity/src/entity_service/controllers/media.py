@@ -57,6 +57,28 @@ def store_down() -> ServiceUnavailable:
     return ServiceUnavailable("the photo store cannot be reached", code="photo.store_unavailable")
 
 
+async def stream_image(
+    request: Request[Any, Any, Any], name: str, valid_name: bool, missing: str
+) -> Stream:
+    """An image of the photo store as a cacheable stream (photos and brand logos alike):
+    404 ``missing`` for a malformed or unknown name, 503 when the store is absent or down."""
+    if not valid_name:
+        raise NotFound(missing, code="media.not_found")
+    store = avatar_store(request)
+    if store is None:
+        raise no_store()
+    try:
+        image = await store.open(name)
+    except StoreUnavailable:
+        raise store_down() from None
+    if image is None:
+        raise NotFound(missing, code="media.not_found")
+    headers = {"Cache-Control": AVATAR_CACHE, "Cross-Origin-Resource-Policy": "cross-origin"}
+    if image.length is not None:
+        headers["Content-Length"] = str(image.length)
+    return Stream(image.chunks, media_type=content_type_of(name), headers=headers)
+
+
 @dataclass
 class AvatarDownload(Operation):
     """The 200 answer is the image itself, for OpenAPI (not the JSON a Stream defaults to)."""
@@ -83,22 +105,7 @@ class MediaController(Controller):
         operation_class=AvatarDownload,
     )
     async def read_avatar(self, request: Request[Any, Any, Any], name: str) -> Stream:
-        if not is_valid_name(name):
-            raise NotFound("no such photo", code="media.not_found")
-        store = avatar_store(request)
-        if store is None:
-            raise no_store()
-        content_type = content_type_of(name)
-        try:
-            photo = await store.open(name)
-        except StoreUnavailable:
-            raise store_down() from None
-        if photo is None:
-            raise NotFound("no such photo", code="media.not_found")
-        headers = {"Cache-Control": AVATAR_CACHE, "Cross-Origin-Resource-Policy": "cross-origin"}
-        if photo.length is not None:
-            headers["Content-Length"] = str(photo.length)
-        return Stream(photo.chunks, media_type=content_type, headers=headers)
+        return await stream_image(request, name, is_valid_name(name), "no such photo")
 
 
 class BrandMediaController(Controller):
@@ -119,21 +126,7 @@ class BrandMediaController(Controller):
         operation_class=AvatarDownload,
     )
     async def read_logo(self, request: Request[Any, Any, Any], name: str) -> Stream:
-        if not is_logo_name(name):
-            raise NotFound("no such logo", code="media.not_found")
-        store = avatar_store(request)
-        if store is None:
-            raise no_store()
-        try:
-            logo = await store.open(name)
-        except StoreUnavailable:
-            raise store_down() from None
-        if logo is None:
-            raise NotFound("no such logo", code="media.not_found")
-        headers = {"Cache-Control": AVATAR_CACHE, "Cross-Origin-Resource-Policy": "cross-origin"}
-        if logo.length is not None:
-            headers["Content-Length"] = str(logo.length)
-        return Stream(logo.chunks, media_type=content_type_of(name), headers=headers)
+        return await stream_image(request, name, is_logo_name(name), "no such logo")
 
 
 ROUTES = [MediaController, BrandMediaController]
