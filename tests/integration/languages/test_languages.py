@@ -287,6 +287,7 @@ def test_the_list_of_mail_templates(admin: ApiClient) -> None:
         "password_reset",
         "factor_locked",
         "email_changed",
+        "credential_changed",
     ]
     assert all(t["name"] for t in body["templates"])
     assert body["locales"] == ["en", "de", "fr", "es", "ar"]

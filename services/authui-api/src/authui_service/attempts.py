@@ -17,7 +17,7 @@ from authui_service import flow, outcomes
 from authui_service.context import SigninContext
 from authui_service.throttle import Verdict, delay_after, factor_subject
 from idp_common.errors import RateLimited
-from idp_common.operations.branded_mail import branded_message, person_mail_locale
+from idp_common.operations.branded_mail import branded_message, person_notice_locale
 from idp_common.operations.mail import send_mail
 from idp_common.state.challenges import Challenge
 from idp_common.storage.repos.users import UserRecord
@@ -139,28 +139,23 @@ async def second_factor_failed(
     )
     notice_key = f"{ctx.settings.redis_prefix}factor-notice:{factor}:{user.id}"
     if await ctx.store.redis.set(notice_key, b"1", nx=True, ex=NOTICE_EVERY_SECONDS):
-        accept_language = request.headers.get("accept-language")
-        notice = _lock_notice(ctx, user, factor, verdict.failures, delay, accept_language)
+        notice = _lock_notice(ctx, user, factor, verdict.failures, delay)
         ctx.in_background(notice, "lock notice mail")
 
 
 async def _lock_notice(
-    ctx: SigninContext,
-    user: UserRecord,
-    factor: str,
-    failures: int,
-    delay: int,
-    accept_language: str | None,
+    ctx: SigninContext, user: UserRecord, factor: str, failures: int, delay: int
 ) -> None:
     """Mail the person that a factor locked (``factor_locked``, docs/mail-templates.md), in
-    their language. The mail holds no link: a mail that asks for a click is what phishing
-    looks like."""
+    their saved language, else the deployment's: never the failing request's, which is
+    likely not the owner's. The mail holds no link: a mail that asks for a click is what
+    phishing looks like."""
     async with ctx.resources.sessions() as db:
         message = await branded_message(
             db,
             ctx.settings,
             kind="factor_locked",
-            locale=await person_mail_locale(db, user.id, accept_language),
+            locale=await person_notice_locale(db, ctx.settings, user.id),
             to=user.email,
             values={
                 "name": user.display_name or user.email,

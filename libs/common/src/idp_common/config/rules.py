@@ -12,6 +12,7 @@ import msgspec
 from idp_common.config.settings import FACE_SIGNIN_MODES, LOG_FORMATS, Settings
 from idp_common.crypto.secretbox import parse_key
 from idp_common.protocol.caller_address import parse_trusted_networks
+from idp_common.protocol.rfc4647_locales import SUPPORTED_LOCALES
 from idp_common.protocol.rfc9126_par import MAX_LIFETIME_SECONDS as MAX_PAR_LIFETIME_SECONDS
 
 #: Numeric settings that must be positive: sizes, lifetimes and every per-address limit.
@@ -80,6 +81,8 @@ def validate(settings: Settings) -> list[str]:
     problems.extend(_validate_passkeys(settings))
     if settings.log_format not in LOG_FORMATS:
         problems.append(f"SVC_LOG_FORMAT: must be one of {', '.join(LOG_FORMATS)}")
+    if settings.default_locale not in SUPPORTED_LOCALES:
+        problems.append(f"SVC_DEFAULT_LOCALE: must be one of {', '.join(SUPPORTED_LOCALES)}")
     if settings.session_cookie_host_prefix and not settings.is_prod:
         problems.append(
             "SVC_SESSION_COOKIE_HOST_PREFIX: needs SVC_ENV=prod (a __Host- cookie must be "

@@ -17,6 +17,7 @@ from idp_common.protocol.constants import (
     SESSION_COOKIE_NAME,
     TOKEN_PER_IP_LIMIT,
 )
+from idp_common.protocol.rfc4647_locales import DEFAULT_LOCALE
 from idp_common.protocol.rfc9126_par import DEFAULT_LIFETIME_SECONDS as PAR_LIFETIME_SECONDS
 
 PREFIX = "SVC_"
@@ -60,6 +61,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     nats_prefix: str = "idp"
     smtp_url: str = "smtp://127.0.0.1:1025"
     smtp_from: str = "Identity provider <no-reply@localhost>"
+    # The deployment's language (one of SUPPORTED_LOCALES, docs/languages.md "Mails"):
+    # security notices to a person who saved no language are written in it, never in the
+    # language of the request that caused them; the reset mail falls back to it last.
+    default_locale: str = DEFAULT_LOCALE
     key_dir: str = "var/keys"
     # Signing-key rotation (docs/operations.md "Signing keys"): the JWKS and discovery
     # max-age, how long the proxy answers the JWKS itself (X-Accel-Expires), and how

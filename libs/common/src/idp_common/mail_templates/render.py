@@ -2,10 +2,10 @@
 
 One Jinja2 environment per language (cached): the ``jinja2.ext.i18n`` extension with that
 language's catalogue (new-style gettext: ``_("... %(name)s", name=...)`` escapes the values
-in HTML and formats them after translating), ``number`` and ``duration`` filters that
-format with Babel for the language, autoescaping for ``.html`` templates, and
-``StrictUndefined`` (a value a template needs and was not given is an error, never an
-empty gap in a mail).
+in HTML and formats them after translating), ``number``, ``duration``, ``date`` and
+``time`` filters that format with Babel for the language (a date and a time in UTC),
+autoescaping for ``.html`` templates, and ``StrictUndefined`` (a value a template needs
+and was not given is an error, never an empty gap in a mail).
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any, Final, Literal, Protocol
 
+from babel.dates import format_date, format_time
 from babel.numbers import format_decimal
 from babel.units import format_unit
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -32,12 +34,13 @@ __all__ = [
     "render_mail",
 ]
 
-MailKind = Literal["password_reset", "factor_locked", "email_changed"]
+MailKind = Literal["password_reset", "factor_locked", "email_changed", "credential_changed"]
 #: Every kind, with the name the admin API lists it under.
 MAIL_KINDS: Final[Mapping[str, str]] = {
     "password_reset": "Password reset",
     "factor_locked": "Second factor locked (someone knows your password)",
     "email_changed": "Sign-in email address changed",
+    "credential_changed": "Sign-in method added, removed or changed",
 }
 #: The accent colour when the brand sets none (white text on it passes WCAG AA: 6.7:1).
 DEFAULT_COLOR: Final = "#1d4ed8"
@@ -110,7 +113,15 @@ def _environment(locale: str) -> Environment:
     env.install_gettext_translations(translations(locale), newstyle=True)  # type: ignore[attr-defined]
     env.filters["number"] = lambda value: format_decimal(value, locale=locale)
     env.filters["duration"] = lambda seconds: _duration(int(seconds), locale)
+    env.filters["date"] = lambda moment: format_date(_utc(moment), "long", locale=locale)
+    env.filters["time"] = lambda moment: format_time(_utc(moment), "short", locale=locale)
     return env
+
+
+def _utc(moment: datetime) -> datetime:
+    """``moment`` in UTC (a naive one is taken as UTC): the notices state the time in UTC,
+    whatever zone the caller's clock used."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def _duration(seconds: int, locale: str) -> str:

@@ -47,6 +47,7 @@ EVERY_SETTING: dict[str, tuple[str, Any]] = {
     "secrets_key": ("A" * 43, "A" * 43),
     "dpop_nonce": ("true", True),
     "access_token_ttl": ("300", 300),
+    "default_locale": ("de", "de"),
     "token_per_ip": ("60", 60),
     "reset_per_ip": ("5", 5),
     "auth_fail_per_ip": ("30", 30),

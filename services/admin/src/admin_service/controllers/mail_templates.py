@@ -51,8 +51,8 @@ class MailTemplatesController(Controller):
             "listMailTemplates",
             "The mails the provider sends",
             SCOPE_IDP_BRANDING_READ,
-            "Every kind (`password_reset`, `factor_locked`, `email_changed`) with an English "
-            "name, and the languages each is written in.",
+            "Every kind (`password_reset`, `factor_locked`, `email_changed`, "
+            "`credential_changed`) with an English name, and the languages each is written in.",
         ),
     )
     async def list_templates(self) -> MailTemplateList:

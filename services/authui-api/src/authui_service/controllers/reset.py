@@ -1,6 +1,7 @@
 """``/api/v1/auth/password-reset`` and ``/password-reset/confirm`` (DESIGN.md §2 "Sign-in":
 the same answer whatever the address; a single-use link, 30 minutes, stored as a digest,
-mailed through SMTP; confirming ends all the person's sessions)."""
+mailed through SMTP; confirming ends all the person's sessions and mails them a
+``credential_changed`` notice, :mod:`idp_common.operations.credential_notice`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from authui_service.context import SigninContext, context_of
 from authui_service.schemas import ResetAccepted, ResetConfirmBody, ResetRequestBody
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.operations.branded_mail import branded_message, person_mail_locale
+from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.operations.mail import MailError, send_mail
 from idp_common.storage.repos import reset_tokens
 from idp_common.storage.repos.audit import AuditEntry, write_audit
@@ -46,14 +48,18 @@ class PasswordResetController(Controller):
         ctx = context_of(request)
         ip = caller_ip(request)
         await ctx.limit_reset(ip)
-        # The mail's language: the person's saved one, else this request's (docs/languages.md).
+        # The mail's language: the person's saved one, else this request's, else the
+        # deployment's (docs/languages.md): the person asked for this mail themselves.
         accept_language = request.headers.get("accept-language")
         task = BackgroundTask(_process_reset_request, ctx, data.email.strip(), ip, accept_language)
         return Response(ResetAccepted(), status_code=202, background=task)
 
     @post("/confirm", operation_id="confirmPasswordReset", status_code=204)
-    async def confirm_reset(self, request: AnyRequest, data: JSONBody[ResetConfirmBody]) -> None:
-        """Set a new password with a reset link; ends every session of the person."""
+    async def confirm_reset(
+        self, request: AnyRequest, data: JSONBody[ResetConfirmBody]
+    ) -> Response[None]:
+        """Set a new password with a reset link; ends every session of the person. After
+        the answer the person is mailed a notice that the password changed."""
         ctx = context_of(request)
         ip = caller_ip(request)
         await ctx.limit_signin(ip)
@@ -76,6 +82,8 @@ class PasswordResetController(Controller):
                 ),
             )
         await ctx.first_factor.clear(user.email.lower())
+        notice = notice_of(request, user.id, "password", "changed")
+        return Response(None, status_code=204, background=notice_task(ctx.resources, notice))
 
 
 def _invalid_token() -> InvalidArgument:
@@ -132,7 +140,7 @@ async def _store_reset_token(
             db,
             ctx.settings,
             kind="password_reset",
-            locale=await person_mail_locale(db, user.id, accept_language),
+            locale=await person_mail_locale(db, ctx.settings, user.id, accept_language),
             to=user.email,
             values={
                 "name": user.display_name or user.email,

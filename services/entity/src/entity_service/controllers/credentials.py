@@ -10,23 +10,23 @@ one is a 422 naming ``currentPassword``; attempts are limited per person, see
   event loop, and in one transaction with the new hash every browser session of the
   person ends with the logout fan-out (reason ``password_changed``) and every refresh
   token of theirs is revoked (:mod:`idp_common.usecases.password_change`). 204. Audited
-  ``credentials.password``.
+  ``credentials.password``; after the answer the person is mailed a ``credential_changed``
+  notice (:mod:`idp_common.operations.credential_notice`).
 - Email: syntax (422 naming ``email``), not used by another person case-insensitively
   (409 naming ``email``); takes effect at once and is unverified when it names another
-  mailbox. 200 with the profile as ``GET /entity/profile`` answers it. A notice goes to
-  the old address after the answer (as the password-reset mail does): a mail failure is
-  logged with the person's id, never the address, and the change stands. Audited
-  ``credentials.email`` (no addresses in the record).
+  mailbox. 200 with the profile as ``GET /entity/profile`` answers it. The ``email_changed``
+  notice goes to the old address after the answer
+  (:mod:`idp_common.operations.credential_notice`: in the person's saved language, else the
+  deployment's, never the request's); a mail failure is audited ``notice.failed`` and the
+  change stands. Audited ``credentials.email`` (no addresses in the record).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, post
-from litestar.background_tasks import BackgroundTask
 from litestar.params import JSONBody
 from msgspec import Meta
 
@@ -36,18 +36,14 @@ from entity_service.store import credentials as store
 from entity_service.store import profile
 from entity_service.store.credentials import NEW_PASSWORD_FIELD
 from idp_common.crypto.passwords import hash_password_async
-from idp_common.operations.branded_mail import branded_message, person_mail_locale
-from idp_common.operations.mail import MailError, send_mail
+from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.protocol.password_policy import check_password
 from idp_common.storage.repos.audit import AuditEntry
 from idp_common.storage.repos.credentials import get_password_hash
-from idp_common.storage.repos.users import UserRecord
 from idp_common.usecases.password_change import set_password
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller
-from idp_common.web.resources import Resources
 
-log = logging.getLogger("idp.entity.credentials")
 AnyRequest = Request[Any, Any, Any]
 Secret = Annotated[str, Meta(max_length=1024)]  # the policy says why a length is refused
 
@@ -74,11 +70,14 @@ class CredentialsController(Controller):
             "Change your password (signs you out everywhere)",
             WRITE,
             "A wrong `currentPassword` or a `newPassword` the policy refuses is a 422 naming it. "
-            "Every session of yours ends and every refresh token of yours is revoked.",
+            "Every session of yours ends and every refresh token of yours is revoked; a notice "
+            "is mailed to you.",
             step_up=True,
         ),
     )
-    async def change_password(self, request: AnyRequest, data: JSONBody[PasswordChange]) -> None:
+    async def change_password(
+        self, request: AnyRequest, data: JSONBody[PasswordChange]
+    ) -> Response[None]:
         resources = resources_of(request)
         subject = current_caller(request).subject
         async with resources.sessions() as session:
@@ -105,6 +104,8 @@ class CredentialsController(Controller):
                 nats_prefix=resources.settings.nats_prefix,
                 audit=entry,
             )
+        notice = notice_of(request, person.id, "password", "changed")
+        return Response(None, status_code=204, background=notice_task(resources, notice))
 
     @post(
         "/email",
@@ -140,32 +141,10 @@ class CredentialsController(Controller):
             answer = await profile.read_profile(
                 session, user_id, fields, resources.settings.issuer_base
             )
-        accept_language = request.headers.get("accept-language")
-        notice = BackgroundTask(_mail_notice, resources, before, accept_language) if moved else None
-        return Response(answer, status_code=200, background=notice)
-
-
-async def _mail_notice(
-    resources: Resources, before: UserRecord, accept_language: str | None
-) -> None:
-    """After the answer: tell the old address (``email_changed``, docs/mail-templates.md),
-    in the person's language. Never raises (the change stands)."""
-    settings = resources.settings
-    try:
-        async with resources.sessions() as session:
-            message = await branded_message(
-                session,
-                settings,
-                kind="email_changed",
-                locale=await person_mail_locale(session, before.id, accept_language),
-                to=before.email,
-                values={"name": before.display_name or before.email, "site": settings.issuer_base},
-            )
-        await send_mail(settings.smtp_url, message)
-    except MailError as exc:
-        log.warning("email change notice for person %s not sent (%s)", before.id, exc)
-    except Exception:  # the answer went out already; log and drop
-        log.exception("email change notice for person %s not sent", before.id)
+        notices = (
+            [notice_of(request, user_id, "email", "changed", to=before.email)] if moved else []
+        )
+        return Response(answer, status_code=200, background=notice_task(resources, *notices))
 
 
 ROUTES = [CredentialsController]
