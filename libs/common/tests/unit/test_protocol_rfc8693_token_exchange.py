@@ -1,4 +1,5 @@
-"""RFC 8693 token exchange: request shape, targets, addressee, scope and ``act``."""
+"""RFC 8693 token exchange: request shape, targets (never the provider's own API),
+addressee, sender constraint (RFC 9449), scope and ``act``."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import pytest
 from idp_common.protocol.constants import TOKEN_TYPE_URN_ACCESS_TOKEN
 from idp_common.protocol.rfc6749_errors import InvalidRequest, InvalidScope, OAuth2Error
 from idp_common.protocol.rfc8693_token_exchange import (
+    OWN_API_REFUSED,
+    PROOF_REQUIRED,
+    CarriedSignIn,
     actor_claim,
+    carried_sign_in,
     check_addressed_to,
     check_allowed_targets,
+    check_sender_constraint,
     exchanged_expiry,
     exchanged_scopes,
     parse_exchange,
@@ -20,6 +26,9 @@ from idp_common.protocol.rfc8693_token_exchange import (
 from idp_common.protocol.rfc8707_resource import InvalidTarget
 
 AT = TOKEN_TYPE_URN_ACCESS_TOKEN
+OWN_API = "https://id.example/api"
+JKT = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
+OTHER_JKT = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 
 
@@ -77,11 +86,61 @@ def test_parse_refuses(
 
 
 def test_targets_must_be_allowed_by_the_administrator() -> None:
-    check_allowed_targets(["urn:billing"], frozenset({"urn:billing", "urn:x"}))
+    allowed = frozenset({"urn:billing", "urn:x"})
+    check_allowed_targets(["urn:billing"], allowed, own_api=OWN_API)
     with pytest.raises(InvalidTarget):
-        check_allowed_targets(["urn:billing", "urn:other"], frozenset({"urn:billing"}))
+        check_allowed_targets(["urn:billing", "urn:other"], allowed, own_api=OWN_API)
     with pytest.raises(InvalidTarget):
-        check_allowed_targets(["urn:billing"], frozenset())  # the default: none
+        check_allowed_targets(["urn:billing"], frozenset(), own_api=OWN_API)  # the default
+
+
+@pytest.mark.parametrize(
+    ("targets", "allowed"),
+    [
+        ([OWN_API], frozenset({OWN_API})),  # stored before the rule: still refused
+        (["urn:billing", OWN_API], frozenset({"urn:billing", OWN_API})),
+        ([OWN_API], frozenset()),
+    ],
+)
+def test_the_providers_own_api_is_never_a_target(
+    targets: list[str], allowed: frozenset[str]
+) -> None:
+    with pytest.raises(InvalidTarget) as caught:
+        check_allowed_targets(targets, allowed, own_api=OWN_API)
+    assert caught.value.error == "invalid_target"
+    assert caught.value.description == OWN_API_REFUSED
+    assert "own API" in OWN_API_REFUSED
+
+
+def test_an_api_near_the_own_one_is_judged_by_the_list() -> None:
+    near = [f"{OWN_API}/", f"{OWN_API}s", "https://id.example/apis"]
+    check_allowed_targets(near, frozenset(near), own_api=OWN_API)
+    with pytest.raises(InvalidTarget) as caught:
+        check_allowed_targets(near, frozenset(), own_api=OWN_API)
+    assert caught.value.description != OWN_API_REFUSED
+
+
+@pytest.mark.parametrize(
+    ("claims", "proved"),
+    [
+        ({}, None),  # a bearer subject token, no proof: stays as it was
+        ({}, JKT),  # a bearer subject token with a proof: the new token is bound to it
+        ({"cnf": {"jkt": JKT}}, JKT),
+        ({"cnf": {"jkt": JKT}}, OTHER_JKT),  # the exchanging API's own key, not the person's
+        ({"cnf": {"x5t#S256": "abc"}}, None),  # not a DPoP binding
+        ({"cnf": "junk"}, None),
+    ],
+)
+def test_sender_constraint_holds(claims: dict[str, Any], proved: str | None) -> None:
+    check_sender_constraint(claims, proved)
+
+
+def test_a_bound_subject_token_needs_a_proof() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        check_sender_constraint({"cnf": {"jkt": JKT}}, None)
+    assert type(caught.value) is InvalidRequest
+    assert caught.value.description == PROOF_REQUIRED
+    assert "DPoP proof" in PROOF_REQUIRED
 
 
 @pytest.mark.parametrize(
@@ -145,3 +204,28 @@ def test_actor_claim_nests_a_prior_act() -> None:
 def test_exchanged_expiry_never_outlives_the_subject_token() -> None:
     assert exchanged_expiry(1000, 600, 5000) == 1600
     assert exchanged_expiry(1000, 600, 1200) == 1200
+
+
+def test_the_sign_in_and_the_session_are_carried() -> None:
+    claims = {
+        "auth_time": 1764240000,
+        "acr": "urn:idp:acr:1fa",
+        "amr": ["pwd", 7],
+        "sid": "a-session",
+        "scope": "x",
+    }
+    assert carried_sign_in(claims) == CarriedSignIn(
+        auth_time=1764240000, acr="urn:idp:acr:1fa", amr=["pwd"], sid="a-session"
+    )
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        {},  # a client's own token: no sign-in, no session
+        {"auth_time": True, "acr": 1, "amr": "pwd", "sid": ""},
+        {"auth_time": "1764240000", "sid": 42},
+    ],
+)
+def test_nothing_is_carried_that_is_not_of_its_type(claims: dict[str, Any]) -> None:
+    assert carried_sign_in(claims) == CarriedSignIn(None, None, None, None)

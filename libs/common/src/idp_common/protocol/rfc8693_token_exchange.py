@@ -19,12 +19,19 @@ Rules here (docs/oauth/token-exchange.md, "Decisions"):
 - The targets are the ``audience`` and ``resource`` values together; at least one, each
   one of the client's ``tokenExchangeAudiences`` (an administrator's decision) and the
   audience of an API, else ``invalid_target``.
+- The provider's own API (``{issuer}/api``) is never a target, whatever the client's
+  ``tokenExchangeAudiences`` hold (``invalid_target``): a token for it would be a copy of
+  the person's own token that reaches the self-service and administration APIs.
 - The subject token must be addressed to the exchanging client: its ``aud`` holds the
   ``client_id``, or the audience of a resource API (not the provider's own) of which the
   client holds a scope (the client is that API's own client). Else ``invalid_request``.
 - The new token's scope is the requested scope (omitted: the subject token's) ∩ the
   subject token's scope ∩ the target APIs' scopes: an exchange never widens. Empty:
-  ``invalid_scope``. It expires no later than the subject token.
+  ``invalid_scope``. It expires no later than the subject token, and keeps its sign-in
+  (``auth_time``, ``acr``, ``amr``) and its session (``sid``).
+- A sender-constrained subject token (``cnf.jkt``, RFC 9449 §6.1) is exchanged only with a
+  DPoP proof (else ``invalid_request``); the new token is bound to the proof's key, the
+  exchanging client's own, so it stays sender-constrained.
 """
 
 from __future__ import annotations
@@ -42,12 +49,18 @@ from idp_common.protocol.rfc8707_resource import (
     InvalidTarget,
     parse_resources,
 )
+from idp_common.protocol.rfc9449_dpop import bound_jkt
 
 __all__ = [
+    "OWN_API_REFUSED",
+    "PROOF_REQUIRED",
+    "CarriedSignIn",
     "ExchangeRequest",
     "actor_claim",
+    "carried_sign_in",
     "check_addressed_to",
     "check_allowed_targets",
+    "check_sender_constraint",
     "exchanged_expiry",
     "exchanged_scopes",
     "parse_exchange",
@@ -55,6 +68,16 @@ __all__ = [
 ]
 
 AUDIENCE: Final = "audience"
+#: Why the provider's own API is refused as a target (the audit row keeps it too).
+OWN_API_REFUSED: Final = (
+    "the provider's own API is never an exchange audience: the new token could act as the "
+    "person's own token"
+)
+#: Why a DPoP-bound subject token without a proof is refused.
+PROOF_REQUIRED: Final = (
+    "the subject_token is DPoP-bound: send a DPoP proof with the exchange, the new token "
+    "is bound to its key"
+)
 
 
 @dataclass(frozen=True)
@@ -99,9 +122,15 @@ def parse_exchange(
     return ExchangeRequest(subject_token, targets, parse_scope(scope))
 
 
-def check_allowed_targets(targets: Iterable[str], allowed: Collection[str]) -> None:
-    """Every target is one of the client's ``tokenExchangeAudiences``; else ``invalid_target``."""
+def check_allowed_targets(
+    targets: Iterable[str], allowed: Collection[str], *, own_api: str
+) -> None:
+    """Every target is one of the client's ``tokenExchangeAudiences`` and none is the
+    provider's own API (``own_api``, ``{issuer}/api``), even when ``allowed`` holds it (a
+    value stored before the rule); else ``invalid_target``."""
     for target in targets:
+        if target == own_api:
+            raise InvalidTarget(OWN_API_REFUSED)
         if target not in allowed:
             raise InvalidTarget("the client may not exchange tokens for this audience")
 
@@ -127,6 +156,16 @@ def check_addressed_to(
     raise InvalidRequest("the subject_token is not addressed to this client")
 
 
+def check_sender_constraint(subject_claims: Mapping[str, Any], proved_jkt: str | None) -> None:
+    """A subject token bound to a key (``cnf.jkt``) is exchanged only with a DPoP proof
+    (``proved_jkt``: its key's thumbprint), else ``invalid_request`` (§2.2.2: unacceptable
+    based on policy). The proof's key need not be the subject token's: that key is the
+    person's client's, which the exchanging API does not hold; the new token is bound to
+    the proof's key instead (RFC 9449 §6.1), so the exchange never yields a bearer token."""
+    if bound_jkt(subject_claims) is not None and proved_jkt is None:
+        raise InvalidRequest(PROOF_REQUIRED)
+
+
 def exchanged_scopes(
     requested: Sequence[str], subject_scopes: Sequence[str], target_scopes: Collection[str]
 ) -> list[str]:
@@ -137,6 +176,30 @@ def exchanged_scopes(
     if not scopes:
         raise InvalidScope("none of the requested scopes may be exchanged for this audience")
     return scopes
+
+
+@dataclass(frozen=True)
+class CarriedSignIn:
+    """What the new token keeps of the subject token's sign-in."""
+
+    auth_time: int | None
+    acr: str | None
+    amr: list[str] | None
+    sid: str | None
+
+
+def carried_sign_in(claims: Mapping[str, Any]) -> CarriedSignIn:
+    """The subject token's ``auth_time``, ``acr``, ``amr`` (how the person signed in) and
+    ``sid`` (the session it was issued in: the new token ends with it), each when it is of
+    its type."""
+    auth_time, acr, amr, sid = (claims.get(n) for n in ("auth_time", "acr", "amr", "sid"))
+    whole = isinstance(auth_time, int) and not isinstance(auth_time, bool)
+    return CarriedSignIn(
+        auth_time=auth_time if whole else None,
+        acr=acr if isinstance(acr, str) else None,
+        amr=[v for v in amr if isinstance(v, str)] if isinstance(amr, list) else None,
+        sid=sid if isinstance(sid, str) and sid else None,
+    )
 
 
 def actor_claim(client_id: str, prior: Any) -> dict[str, Any]:

@@ -12,17 +12,22 @@ names the API in ``aud`` and the exchanging client in ``act`` (§4.1). The pure 
 :mod:`idp_common.protocol.rfc8693_token_exchange`; in order:
 
 1. the request's shape (``invalid_request``; an ``actor_token`` is refused);
-2. every target is one of the client's ``tokenExchangeAudiences`` (``invalid_target``);
+2. every target is one of the client's ``tokenExchangeAudiences`` and none is the
+   provider's own API, whatever the client's list holds (``invalid_target``);
 3. the subject token is one of this provider's access tokens: signature by one of its
    keys, ``typ`` ``at+jwt``, ``iss``, not expired, not on the revocation list (as for
    introspection, ``token_service.introspection``), the person still able to sign in,
-   and addressed to the exchanging client; else ``invalid_request`` (§2.2.2);
+   and addressed to the exchanging client; a DPoP-bound one (``cnf.jkt``) comes with a
+   DPoP proof, which the token endpoint verified (``token_service.dpop``); else
+   ``invalid_request`` (§2.2.2);
 4. every target is an API's audience (``invalid_target``); the scope narrows to the
    subject token's and the targets' (``invalid_scope`` when nothing is left).
 
 The answer (§2.2.1) has ``issued_token_type`` ``...:access_token``, no refresh token, and
-expires no later than the subject token. Every exchange is audited: ``token.exchanged``,
-or ``token.exchange_refused`` with the reason (never the token; its ``jti`` when known).
+expires no later than the subject token. With a DPoP proof the new token is bound to the
+proof's key (``token_type`` ``DPoP``, RFC 9449 §5). It carries the subject token's ``sid``,
+so it ends with the person's session. Every exchange is audited: ``token.exchanged``, or
+``token.exchange_refused`` with the reason (never the token; its ``jti`` when known).
 """
 
 from __future__ import annotations
@@ -39,8 +44,10 @@ from idp_common.protocol.rfc6749_scope import parse_scope
 from idp_common.protocol.rfc8693_token_exchange import (
     ExchangeRequest,
     actor_claim,
+    carried_sign_in,
     check_addressed_to,
     check_allowed_targets,
+    check_sender_constraint,
     exchanged_expiry,
     exchanged_scopes,
     parse_exchange,
@@ -62,30 +69,22 @@ _BAD_SUBJECT: Final = "the subject_token is not a valid access token of this pro
 
 
 async def subject_claims(deps: GrantDeps, token: str) -> dict[str, Any]:
-    """The claims of a valid, unrevoked access token of this provider about someone who
-    may still sign in; else ``InvalidRequest`` (RFC 8693 §2.2.2)."""
+    """The claims of a valid access token of this provider that still stands (not
+    revoked, its session not ended, its person and client still there:
+    :mod:`idp_common.web.token_standing`); else ``InvalidRequest`` (RFC 8693 §2.2.2)."""
     claims = verify_access_token(deps, token)
-    jti = None if claims is None else claims.get("jti")
-    if claims is None or not isinstance(jti, str) or not isinstance(claims.get("exp"), int):
+    if claims is None or not isinstance(claims.get("exp"), int):
         raise InvalidRequest(_BAD_SUBJECT)
-    if await deps.ctx.revocations.is_revoked(jti):
+    if not isinstance(claims.get("sub"), str):
         raise InvalidRequest(_BAD_SUBJECT)
-    subject = claims.get("sub")
-    if not isinstance(subject, str):
+    standing = await deps.ctx.token_standing.check(claims)
+    if standing.refusal == "revoked":
         raise InvalidRequest(_BAD_SUBJECT)
-    if subject != claims.get("client_id"):  # about a person: still able to sign in
-        user_id = _uuid(subject)
-        person = None if user_id is None else await deps.ctx.get_user_claims(user_id)
-        if person is None or person.user.disabled:
-            raise InvalidRequest("the person of the subject_token can no longer sign in")
+    if standing.refusal == "subject inactive":
+        raise InvalidRequest("the person of the subject_token can no longer sign in")
+    if standing.refusal is not None:
+        raise InvalidRequest(f"the subject_token no longer stands: {standing.refusal}")
     return claims
-
-
-def _uuid(value: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return None
 
 
 async def represented_audiences(deps: GrantDeps, client: ClientRecord) -> set[str]:
@@ -97,10 +96,11 @@ async def represented_audiences(deps: GrantDeps, client: ClientRecord) -> set[st
 async def exchange(
     deps: GrantDeps, client: ClientRecord, req: ExchangeRequest, claims: dict[str, Any]
 ) -> TokenResponse:
-    """Steps 3 (addressee) and 4 of the module, then the new token."""
+    """Steps 3 (addressee, proof) and 4 of the module, then the new token."""
     check_addressed_to(
         token_audiences(claims), client.client_id, await represented_audiences(deps, client)
     )
+    check_sender_constraint(claims, deps.dpop_jkt)  # sign_tokens binds to deps.dpop_jkt
     apis = await resource_apis(deps.ctx, req.targets)
     if any(target not in apis for target in req.targets):
         raise InvalidTarget("the audience is not a known API")
@@ -108,15 +108,16 @@ async def exchange(
     allowed = frozenset().union(*(api.scopes for api in chosen))
     scopes = exchanged_scopes(req.scopes, parse_scope(claims.get("scope")), allowed)
     pairs = [(api.audience, api.alg) for api in chosen]
-    amr = claims.get("amr")
+    signed_in = carried_sign_in(claims)
     auth = Authorization(
         subject=claims["sub"],
         client_id=client.client_id,
         scopes=scopes,
         audiences=req.targets,
-        auth_time=claims.get("auth_time") if isinstance(claims.get("auth_time"), int) else None,
-        acr=claims.get("acr") if isinstance(claims.get("acr"), str) else None,
-        amr=[v for v in amr if isinstance(v, str)] if isinstance(amr, list) else None,
+        auth_time=signed_in.auth_time,
+        acr=signed_in.acr,
+        amr=signed_in.amr,
+        sid=signed_in.sid,  # so it ends with the subject token's session
         access_token_alg=access_token_alg(pairs, deps.ctx.settings.api_audience),
         act=actor_claim(client.client_id, claims.get("act")),
     )
@@ -159,7 +160,11 @@ class TokenExchangeGrant:
             )
             detail["targets"] = list(parsed.targets)
             detail["subject_token_digest_prefix"] = digest(parsed.subject_token).hex()[:12]
-            check_allowed_targets(parsed.targets, client.token_exchange_audiences)
+            check_allowed_targets(
+                parsed.targets,
+                client.token_exchange_audiences,
+                own_api=deps.ctx.settings.api_audience,
+            )
             claims = await subject_claims(deps, parsed.subject_token)
             detail["subject_jti"] = claims["jti"]
             response = await exchange(deps, client, parsed, claims)

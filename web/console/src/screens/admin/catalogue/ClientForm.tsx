@@ -356,8 +356,15 @@ function keysError(submission: Submission): string | undefined {
 }
 
 /**
+ * The provider's own API (audience `{issuer}/api`): never an exchange audience, since a
+ * token exchanged for it would act as the person's own token (the API refuses it, 422).
+ */
+const OWN_API_NAME = "idp";
+
+/**
  * The APIs the client may exchange a person's token for (`tokenExchangeAudiences`), one
- * checkbox per API by its audience; an audience no API has any more stays, to be unticked.
+ * checkbox per API by its audience, the provider's own API left out; an audience no API
+ * offered here has (deleted, or the own API stored before the rule) stays, to be unticked.
  */
 function ExchangeAudiences({
   value,
@@ -372,7 +379,7 @@ function ExchangeAudiences({
   return (
     <Loaded state={state} reload={reload} label={t("admin-directory.client.loadingApis")}>
       {(apis) => {
-        const options = apis.map((api) => ({
+        const options = apis.filter((api) => api.name !== OWN_API_NAME).map((api) => ({
           value: api.audience,
           label: t("admin-directory.client.audienceOption", { name: api.name, audience: api.audience }),
         }));
