@@ -7,15 +7,20 @@ and 8; docs/admin-api.md "Granting and credentials").
   scopes, or a machine client's own scopes. Refused: 403 ``admin.scope_not_held`` naming
   the scopes. Taking over what a client can do (its secret, its redirect URIs, its grant
   types) counts as being given its scopes.
+- **Taking away.** Taking members out of a group (removing one, a replaced member list
+  that leaves some out, deleting a group that has members) takes the scopes of the
+  group's roles from them: it needs what adding them needs, a recent sign-in and a caller
+  holding those scopes, so nobody demotes a stronger administrator.
 - **Recent sign-in.** Sensitive writes (grants, credential changes, a client's secret)
   need a person signed in within ``SVC_RECENT_SIGN_IN_MAX_AGE`` seconds with the password,
   a one-time code or a passkey (RFC 9470 step-up,
   :func:`idp_common.web.recent_auth.check_recent_sign_in`).
   A machine client has no sign-in: its token comes from its secret, so it passes this one.
 - **Another administrator's credentials** (password, authenticator, face, passkeys,
-  email, disabling, deleting) need a sign-in with two factors, and the caller must hold every
-  administration scope that person holds: nobody takes over a stronger account. A
-  machine client cannot show two factors and is refused.
+  email, disabling or enabling again, deleting) need a sign-in with two factors, and the
+  caller must hold every administration scope that person holds: nobody takes over a
+  stronger account, nor hands a disabled one back. A machine client cannot show two
+  factors and is refused.
 
 Every refusal is audited (``access.denied``, with the ``code`` and the scopes), in a
 transaction of its own since the write's own transaction rolls back.
@@ -36,6 +41,7 @@ from idp_common.errors import PermissionDenied
 from idp_common.protocol.grant_authority import admin_scopes_of, scopes_not_held
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
 from idp_common.storage.repos.clients import client_scope_values
+from idp_common.storage.repos.groups import group_scope_values
 from idp_common.storage.repos.users import effective_scopes
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import Caller, current_caller, requires
@@ -47,6 +53,7 @@ __all__ = [
     "caller_holds",
     "check_credential_change",
     "check_may_give",
+    "check_may_take",
     "check_may_take_over_client",
     "check_recent_secret",
     "requires_sensitive",
@@ -133,6 +140,23 @@ async def check_may_give(
         raise await _refuse(
             connection, _not_held(refused, "you can give"), target=target, scopes=refused
         )
+
+
+async def check_may_take(
+    connection: Connection, session: AsyncSession, held: frozenset[str], group_id: uuid.UUID
+) -> None:
+    """Members left the group ``group_id`` in this write (see the module): unless its roles
+    give no scope, a recent sign-in (403 step-up challenge) and ``held``
+    (:func:`caller_holds`, before the write) holding every scope they give (403
+    ``admin.scope_not_held``). Call it while the group's roles are still linked."""
+    taken = await group_scope_values(session, group_id)
+    if not taken:
+        return
+    await check_recent_secret(connection)
+    refused = scopes_not_held(taken, held)
+    if refused:
+        error = _not_held(refused, "you can take away")
+        raise await _refuse(connection, error, target=str(group_id), scopes=refused)
 
 
 async def check_may_take_over_client(

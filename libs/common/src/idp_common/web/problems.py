@@ -6,7 +6,9 @@ list of ``{field, message}`` (DESIGN.md "Admin and entity APIs"). Validation fai
 with a bare 500: debug detail never reaches a body. A failed dependency (PostgreSQL or
 Redis unreachable, full or restarting: :mod:`idp_common.web.dependency_errors`) is not a
 bug: it is answered 503 ``dependency_unavailable`` with ``Retry-After`` and logged
-without its stack.
+without its stack. Nor is a value the database cannot store (text holding NUL, an
+integer or a moment out of range: :mod:`idp_common.web.unstorable`) that the request
+sent: it is answered 422 ``validation_failed`` naming where the request holds it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from idp_common.web.dependency_errors import (
     is_dependency_failure,
     log_failure,
 )
+from idp_common.web.unstorable import unstorable_fields
 
 PROBLEM_JSON = "application/problem+json"
 #: msgspec names the member in the message when an object lacks one or has a stranger.
@@ -63,6 +66,20 @@ def _domain_error(request: Request[Any, Any, Any], exc: DomainError) -> Response
         code=exc.code,
         errors=exc.errors,
         headers=exc.headers,
+    )
+
+
+def invalid_values(
+    request: Request[Any, Any, Any], errors: list[FieldError]
+) -> Response[dict[str, Any]]:
+    """422 ``validation_failed`` naming each field of ``errors``."""
+    names = ", ".join(e.field for e in errors)
+    return problem_response(
+        request,
+        status=422,
+        detail=f"invalid value for: {names}",
+        code="validation_failed",
+        errors=errors,
     )
 
 
@@ -112,6 +129,9 @@ def dependency_unavailable(request: Request[Any, Any, Any]) -> Response[dict[str
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
+    if unstorable := unstorable_fields(request, exc):
+        log.info("refused a value the database cannot store on %s", request.url.path)
+        return invalid_values(request, unstorable)
     log_failure(log, request.method, request.url.path, exc)
     if is_dependency_failure(exc):
         return dependency_unavailable(request)

@@ -2,6 +2,8 @@
 
 Members of a group hold the scopes of the group's roles (DESIGN.md "The provider's own
 API and its permissions"). Adding members is idempotent; roles are replaced as a set.
+Joining gives those scopes and leaving (a member removed, the group deleted) takes them
+away: both need a caller holding them (:mod:`admin_service.authority`).
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import msgspec
 from litestar import delete, get, post, put
 from litestar.params import JSONBody
 
-from admin_service.authority import caller_holds, check_may_give
+from admin_service.authority import caller_holds, check_may_give, check_may_take
 from admin_service.controllers.named_entries import named_entry_router
-from admin_service.routes import Limit, Names, Req, operation, reading, writing
+from admin_service.routes import Limit, Names, Req, Write, operation, reading, writing
 from idp_common.protocol.constants import SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE
 from idp_common.storage.repos import groups as repo
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
@@ -25,6 +27,7 @@ _GIVES = (
     "needs a recent sign-in with the password or a one-time code, and a caller holding those "
     "scopes (else 403 `admin.scope_not_held`)."
 )
+_TAKES = f"Leaving takes away the scopes of the group's roles: when it has any, this {_GIVES}"
 
 
 class MembersAdd(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
@@ -75,12 +78,14 @@ async def add_members(request: Req, group_id: str, data: JSONBody[MembersAdd]) -
         "removeGroupMember",
         "Remove a member from a group",
         SCOPE_IDP_GROUPS_WRITE,
-        "A user who is not a member is 404.",
+        f"A user who is not a member is 404. {_TAKES}",
     ),
 )
 async def remove_member(request: Req, group_id: str, user_id: str) -> None:
     async with writing(request) as write:
+        held = await caller_holds(request, write.session)
         group, user = await repo.remove_member(write.session, group_id, user_id)
+        await check_may_take(request, write.session, held, group)
         write.audit("group.remove_member", group, status_code=204, user=str(user))
 
 
@@ -107,6 +112,15 @@ async def set_roles(
     return group
 
 
+async def _before_delete(write: Write, group_id: str) -> None:
+    """Deleting a group that has members takes its roles' scopes from them."""
+    request, session = write.request, write.session
+    group = await repo.GROUPS.row(session, group_id, lock=True)
+    members = await repo.list_members(session, str(group.id), limit=1, cursor=None)
+    if members.items:
+        await check_may_take(request, session, await caller_holds(request, session), group.id)
+
+
 ROUTES = [
     named_entry_router(
         repo.GROUPS,
@@ -114,7 +128,8 @@ ROUTES = [
         permissions=(SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE),
         update_note="A taken name is 409.",
         delete_note="Memberships, role links and the profile fields bound to the group (with "
-        "their values) go with it.",
+        f"their values) go with it. {_TAKES}",
         more=[list_members, add_members, remove_member, set_roles],
+        before_delete=_before_delete,
     )
 ]

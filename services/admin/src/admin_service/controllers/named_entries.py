@@ -2,11 +2,13 @@
 
 Both are named entries (:mod:`idp_common.storage.repos.catalogue`) under
 ``/admin/<kind>s/{<kind>_id}``; each write is audited as ``<kind>.create|update|delete``.
+A kind may check a delete first (``before_delete``: groups check what their members lose).
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Protocol, TypeVar
 
 import msgspec
@@ -14,7 +16,7 @@ from litestar import Router, delete, get, patch, post
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import JSONBody
 
-from admin_service.routes import Limit, Req, operation, reading, writing
+from admin_service.routes import Limit, Req, Write, operation, reading, writing
 from idp_common.storage.repos.catalogue import NamedEntries
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
 
@@ -35,6 +37,8 @@ Name = Annotated[
     ),
 ]
 Description = Annotated[str, msgspec.Meta(max_length=2000)]
+#: Run in a delete's transaction before the entry goes, with the id as sent; raises to refuse.
+BeforeDelete = Callable[[Write, str], Awaitable[None]]
 
 
 class EntryCreate(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
@@ -57,10 +61,12 @@ def named_entry_router(
     update_note: str,
     delete_note: str,
     more: list[HTTPRouteHandler],
+    before_delete: BeforeDelete | None = None,
 ) -> Router:
     """The router of ``/admin/<kind>s``: the five shared routes, then ``more``.
 
-    ``permissions`` is (read, write); the notes end the descriptions of update and delete.
+    ``permissions`` is (read, write); the notes end the descriptions of update and delete;
+    ``before_delete`` checks a delete before it happens.
     """
     kind, title = entries.kind, entries.kind.title()
     reads, writes = permissions
@@ -96,7 +102,10 @@ def named_entry_router(
 
     async def delete_entry(request: Req) -> None:
         async with writing(request) as write:
-            deleted = await entries.delete(write.session, request.path_params[f"{kind}_id"])
+            raw_id = request.path_params[f"{kind}_id"]
+            if before_delete is not None:
+                await before_delete(write, raw_id)
+            deleted = await entries.delete(write.session, raw_id)
             write.audit(f"{kind}.delete", deleted, status_code=204)
 
     handlers = [

@@ -6,9 +6,11 @@ Routes by concern: the person record here; grants in :mod:`.user_grants`; passwo
 authenticator, face and sessions in :mod:`.user_credentials`; profile values
 (``/admin/users/{user_id}/profile``) in :mod:`.user_profile`.
 
-Credential changes (password, authenticator, face, email, disabling, deleting) and grants
-follow :mod:`admin_service.authority`: a recent sign-in with a secret, two factors for
-another administrator's credentials, and no scope given that the caller does not hold.
+Credential changes (password, authenticator, face, email, disabling or enabling again,
+deleting) and grants follow :mod:`admin_service.authority`: a recent sign-in with a
+secret, two factors for another administrator's credentials, and no scope given that the
+caller does not hold. Enabling a disabled person hands their account back, so it is a
+credential change as disabling is.
 
 Decisions the spec leaves open:
 - ``POST .../reset-password`` with ``{password}`` sets that password (policy checked);
@@ -133,15 +135,15 @@ class UsersController(Controller):
             "updateUser",
             "Change a user's email, username, display name, verification or disabled flag",
             WRITE,
-            "Disabling a user also ends their sessions. Changing the email or disabling is a "
-            f"credential change: {CREDENTIAL_NOTE}",
+            "Disabling a user also ends their sessions. Changing the email, or sending "
+            f"`disabled` (disabling or enabling again), is a credential change: {CREDENTIAL_NOTE}",
         ),
     )
     async def update_user(
         self, request: Req, user_id: str, data: JSONBody[UserUpdate]
     ) -> store.UserRead:
         changes = _changes(data)
-        credentials = "email" in changes or data.disabled is True
+        credentials = "email" in changes or "disabled" in changes
         if credentials:
             await check_recent_secret(request)
         async with writing(request) as write:

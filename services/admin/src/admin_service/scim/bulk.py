@@ -6,7 +6,8 @@ created yet waits until that one is; references that never resolve (circular, un
 409 ``invalidValue``. ``failOnErrors`` stops after that many errors (the rest is not
 run). More than :data:`BULK_MAX_OPERATIONS` operations or a body over
 :data:`BULK_MAX_PAYLOAD_BYTES` is 413 before anything runs. A refused operation is audited
-as a refused write of its own.
+as a refused write of its own; one whose ``data`` holds a value the database cannot store
+is refused as ``invalidValue`` naming it, as the same request alone would be.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from typing import Any, Final
 
 from admin_service.scim import resources
-from admin_service.scim.http import Req, scim_error_of
+from admin_service.scim.http import Req, scim_error_of, unstorable_in
 from admin_service.scim.schemas import BULK_MAX_OPERATIONS, BULK_MAX_PAYLOAD_BYTES
 from idp_common.errors import DomainError
 from idp_common.protocol.rfc7643_schema import MESSAGE_BULK_REQUEST, MESSAGE_BULK_RESPONSE
@@ -157,6 +158,17 @@ def _result_of(operation: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _error_of(exc: Exception, data: Any) -> ScimError:
+    """The SCIM error of a refused operation; ``exc`` itself when it is none."""
+    if isinstance(exc, ScimError):
+        return exc
+    if isinstance(exc, DomainError):
+        return scim_error_of(exc)
+    if (refused := unstorable_in(exc, data)) is not None:
+        return refused
+    raise exc
+
+
 async def _one(
     request: Req, operation: dict[str, Any], created: dict[str, str]
 ) -> tuple[dict[str, Any], bool]:
@@ -169,8 +181,10 @@ async def _one(
         version = operation.get("version")
         tag = version if isinstance(version, str) else None
         status, location, tag = await _run(request, method, path, data, tag)
-    except (ScimError, DomainError) as exc:
-        error = exc if isinstance(exc, ScimError) else scim_error_of(exc)
+    except _Pending:
+        raise
+    except Exception as exc:
+        error = _error_of(exc, operation.get("data"))
         await _audit_refusal(request, result["method"], str(operation.get("path")), error)
         return {**result, "status": str(error.status), "response": error.to_scim()}, True
     if bulk_id is not None and location is not None:

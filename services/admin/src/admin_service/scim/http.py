@@ -5,7 +5,9 @@ query parameters of a list.
 Errors raised by the admin API's own code (``DomainError``: a taken email, an unknown
 member, a refused credential change, the bearer guard's 401/403) become SCIM errors with
 the same status; their field is named by its SCIM attribute. 422 becomes 400
-``invalidValue``, a 409 ``uniqueness``.
+``invalidValue``, a 409 ``uniqueness``. A value the database cannot store (text holding
+NUL, an integer or a moment out of range: :mod:`idp_common.web.unstorable`) is 400
+``invalidValue`` naming where the request (or a Bulk operation's ``data``) holds it.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap, Scope
 
-from idp_common.errors import Conflict, DomainError, InvalidArgument
+from idp_common.errors import Conflict, DomainError, FieldError, InvalidArgument
 from idp_common.protocol.rfc7643_schema import SCHEMA_PROFILE_EXTENSION
 from idp_common.protocol.rfc7644_errors import ScimError
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS, is_dependency_failure, log_failure
+from idp_common.web.unstorable import refusal_of, unstorable_fields, unstorable_members
 
 SCIM_JSON: Final = "application/scim+json"
 PREFIX: Final = "/scim/v2"
@@ -71,6 +74,20 @@ def scim_error_of(exc: DomainError) -> ScimError:
     return ScimError(exc.status_code, exc.detail)
 
 
+def _invalid_values(errors: list[FieldError]) -> ScimError:
+    return ScimError(400, "; ".join(f"{e.field}: {e.message}" for e in errors), "invalidValue")
+
+
+def unstorable_in(exc: BaseException, value: Any) -> ScimError | None:
+    """400 ``invalidValue`` when ``exc`` is the database refusing a value that ``value``
+    (a Bulk operation's ``data``) holds, naming where; else None."""
+    refusal = refusal_of(exc)
+    if refusal is None:
+        return None
+    members = unstorable_members(value, refusal)
+    return _invalid_values([FieldError(m, refusal.message) for m in members]) if members else None
+
+
 def error_response(error: ScimError, headers: dict[str, str] | None = None) -> Response[Any]:
     return scim_response(error.to_scim(), error.status, headers)
 
@@ -94,6 +111,9 @@ def _http_error(request: Req, exc: HTTPException) -> Response[Any]:
 
 
 def _unexpected(request: Req, exc: Exception) -> Response[Any]:
+    if unstorable := unstorable_fields(request, exc):
+        log.info("refused a value the database cannot store on %s", request.url.path)
+        return error_response(_invalid_values(unstorable))
     log_failure(log, request.method, request.url.path, exc)
     if is_dependency_failure(exc):
         unavailable = ScimError(

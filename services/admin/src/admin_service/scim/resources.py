@@ -7,13 +7,15 @@ the admin API's write paths and checks, and leaves the admin API's audit rows
 ``group.delete``; detail ``via: scim``), so what follows from them (webhook events)
 follows from SCIM writes too:
 
-- changing the email or deactivating (``active: false``) is a credential change as in
-  ``PATCH /admin/users/{id}`` (:func:`admin_service.authority.check_credential_change`:
-  a machine client cannot disable or re-address an administrator); deactivating ends the
-  person's sessions with the back-channel fan-out (reason ``user_disabled``) and tells the
-  bearer guards after the commit;
-- adding members gives the group's roles' scopes: only a caller holding them may
-  (:func:`admin_service.authority.check_may_give`);
+- changing the email, deactivating (``active: false``) or activating again (``active:
+  true``) is a credential change as in ``PATCH /admin/users/{id}``
+  (:func:`admin_service.authority.check_credential_change`: a machine client cannot
+  disable, re-enable or re-address an administrator); deactivating ends the person's
+  sessions with the back-channel fan-out (reason ``user_disabled``) and tells the bearer
+  guards after the commit;
+- adding members gives the group's roles' scopes and taking them out (removed, left out
+  of a PUT, the group deleted) takes those scopes away: only a caller holding them may
+  (:func:`admin_service.authority.check_may_give`, ``check_may_take``);
 - a person or group whose memberships, profile values or attributes change gets a new
   ``updated_at`` (``meta.lastModified``).
 """
@@ -30,6 +32,7 @@ from admin_service.authority import (
     caller_holds,
     check_credential_change,
     check_may_give,
+    check_may_take,
     check_recent_secret,
 )
 from admin_service.routes import Write, reading, writing
@@ -219,7 +222,7 @@ async def change_user(
         if wanted.active is not None and wanted.active == found.disabled:
             core["disabled"] = not wanted.active
         disabled = core.get("disabled") is True
-        if "email" in core or disabled:
+        if "email" in core or "disabled" in core:  # re-enabling hands the account back
             await check_recent_secret(request)
             await check_credential_change(request, session, found.id)
         if not core and not changes:
@@ -298,14 +301,16 @@ async def _set_members(
     session = write.session
     added = [m for m in wanted if m not in before]
     removed = [m for m in before if m not in set(wanted)]
+    held = await caller_holds(request, session) if added or removed else frozenset()
     if added:
         await _check_members(session, added)
         await check_recent_secret(request)
-        held = await caller_holds(request, session)
         _, really = await group_repo.add_members(session, str(group_id), [str(m) for m in added])
         given = await group_repo.group_scope_values(session, group_id)
         await check_may_give(request, held, given, target=str(group_id))
         write.audit("group.add_members", group_id, added=[str(u) for u in really], via=VIA)
+    if removed:
+        await check_may_take(request, session, held, group_id)
     for person in removed:
         await group_repo.remove_member(session, str(group_id), str(person))
         write.audit("group.remove_member", group_id, status_code=204, user=str(person), via=VIA)
@@ -379,6 +384,9 @@ async def delete_group(request: Req, group_id: str, *, if_match: str | None) -> 
             raise group_not_found()
         (current,) = await group_documents(request, write.session, [found])
         check_if_match(if_match, current["meta"]["version"])
+        if current.get("members"):  # its members lose the scopes of its roles
+            held = await caller_holds(request, write.session)
+            await check_may_take(request, write.session, held, found.id)
         deleted = await group_repo.delete_group(write.session, str(found.id))
         for m in current.get("members", []):
             await user_repo.update_user(write.session, uuid.UUID(m["value"]), {})

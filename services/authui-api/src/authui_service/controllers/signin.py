@@ -213,13 +213,19 @@ class SigninController(Controller):
         return StepAnswer(next="done", redirect_to=target)
 
 
+async def _facts_of(ctx: SigninContext, account: str) -> SignInFacts | None:
+    """The account named ``account`` (one holding NUL names none: ``sign_in_facts``), so
+    an unknown one is refused after the same work as any other."""
+    async with ctx.resources.sessions() as db:
+        return await sign_in_facts(db, account)
+
+
 async def _verify_password(
     ctx: SigninContext, request: AnyRequest, account: str, password: str, challenge: Challenge
 ) -> SignInFacts:
     """The person, or 401 after the same work whether the account exists or not."""
     try:
-        async with ctx.resources.sessions() as db:
-            facts = await sign_in_facts(db, account)
+        facts = await _facts_of(ctx, account)
     except Exception as exc:  # nothing checked yet: an outage counts no failure
         await first_factor_not_evaluated(ctx, account, exc)
         raise

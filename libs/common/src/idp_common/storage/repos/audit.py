@@ -27,11 +27,11 @@ import msgspec
 from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from idp_common.errors import FieldError, InvalidArgument
 from idp_common.protocol.rfc4648_base64url import base64url_decode, base64url_encode
 from idp_common.storage.db.engine import AUDIT_EVENTS_INFO
 from idp_common.storage.db.models import AuditEvent
 from idp_common.storage.repos.outbox import StagedEvent, stage_event
+from idp_common.storage.repos.paging import bad_cursor, fits_integer, storable_moment
 
 log = logging.getLogger("idp.audit")
 
@@ -134,15 +134,18 @@ def encode_cursor(occurred_at: datetime, row_id: int) -> str:
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, int]:
-    """Raise InvalidArgument naming ``cursor`` for anything this module did not make."""
+    """Raise InvalidArgument naming ``cursor`` for anything this module did not make: a
+    row id past ``bigint`` or a moment past year 9999 in UTC too (the driver would refuse
+    them)."""
     try:
         raw = base64url_decode(cursor).decode()
         when, _, row_id = raw.partition("|")
-        return datetime.fromisoformat(when), int(row_id)
+        at, number = datetime.fromisoformat(when), int(row_id)
     except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
-        raise InvalidArgument(
-            "cursor is not valid", errors=[FieldError("cursor", "not a cursor from this list")]
-        ) from exc
+        raise bad_cursor() from exc
+    if not fits_integer(number) or not storable_moment(at):
+        raise bad_cursor()
+    return at, number
 
 
 async def list_audit(

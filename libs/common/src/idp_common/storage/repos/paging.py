@@ -3,7 +3,10 @@
 ``?limit=`` (default 50, at most 200) and ``?cursor=``; the answer is ``{items,
 nextCursor}``. A cursor is the sort key of the last row of the page (base64url JSON),
 so a page is one index range scan, whatever its depth, and rows inserted meanwhile are
-neither skipped nor repeated. A cursor the list did not make is a 422 naming ``cursor``.
+neither skipped nor repeated. A cursor the list did not make is a 422 naming ``cursor``:
+one whose values are not of its columns' types, and one holding a value no row can hold
+(text with NUL, an integer past its column's type, a moment past year 9999 in UTC), which
+PostgreSQL (or asyncpg, before it) would refuse.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ import binascii
 import json
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final, Generic, TypeVar
 
 import msgspec
-from sqlalchemy import Select, bindparam, tuple_
+from sqlalchemy import BigInteger, Integer, Select, SmallInteger, bindparam, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
@@ -49,20 +52,52 @@ def encode_cursor(values: Sequence[Any]) -> str:
     return base64url_encode(raw)
 
 
-def _bad_cursor() -> InvalidArgument:
+def bad_cursor() -> InvalidArgument:
     return InvalidArgument(
         "cursor is not valid", errors=[FieldError("cursor", "not a cursor from this list")]
     )
 
 
+def fits_integer(value: int, bits: int = 64) -> bool:
+    """Whether a signed integer column of ``bits`` bits can hold ``value``."""
+    limit = 1 << (bits - 1)
+    return -limit <= value < limit
+
+
+def storable_moment(moment: datetime) -> bool:
+    """Whether ``moment`` is still a moment in UTC (asyncpg converts a ``timestamptz``
+    argument to UTC first: year 1 east of Greenwich or year 9999 west of it overflows)."""
+    try:
+        moment.astimezone(UTC)
+    except (OverflowError, ValueError, OSError):
+        return False
+    return True
+
+
+def _bits(column: ColumnElement[Any]) -> int:
+    if isinstance(column.type, SmallInteger):
+        return 16
+    if isinstance(column.type, BigInteger):
+        return 64
+    return 32
+
+
 def _typed(column: ColumnElement[Any], value: Any) -> Any:
+    """``value`` as ``column`` holds it; ValueError or TypeError when it cannot be one."""
     python_type = column.type.python_type
     if python_type is datetime:
-        return datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
+        if not storable_moment(moment):
+            raise ValueError("cursor moment out of range")
+        return moment
     if python_type is uuid.UUID:
         return uuid.UUID(value)
-    if not isinstance(value, python_type):
+    if not isinstance(value, python_type) or isinstance(value, bool) != (python_type is bool):
         raise TypeError("cursor value of the wrong type")
+    if isinstance(value, str) and "\x00" in value:
+        raise ValueError("cursor text holding NUL")
+    if isinstance(column.type, Integer) and not fits_integer(value, _bits(column)):
+        raise ValueError("cursor integer out of its column's range")
     return value
 
 
@@ -72,7 +107,7 @@ def decode_cursor(cursor: str, columns: Sequence[ColumnElement[Any]]) -> list[An
         raw = base64url_decode(cursor)
         values = json.loads(raw)
         if not isinstance(values, list) or len(values) != len(columns):
-            raise _bad_cursor()
+            raise bad_cursor()
         return [_typed(col, v) for col, v in zip(columns, values, strict=True)]
     # RecursionError: JSON nested deeper than the decoder's limit (``[[[[...``).
     except (
@@ -83,7 +118,7 @@ def decode_cursor(cursor: str, columns: Sequence[ColumnElement[Any]]) -> list[An
         NotImplementedError,
         RecursionError,
     ) as exc:
-        raise _bad_cursor() from exc
+        raise bad_cursor() from exc
 
 
 async def keyset_page(

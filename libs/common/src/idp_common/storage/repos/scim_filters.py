@@ -72,6 +72,7 @@ from idp_common.protocol.rfc7644_filter import (
     parse_datetime,
 )
 from idp_common.storage.db.models import Group, GroupMember, ProfileValue, User
+from idp_common.storage.repos.paging import storable_moment
 
 __all__ = ["FieldDefinition", "group_filter", "group_sort_key", "user_filter", "user_sort_key"]
 
@@ -179,6 +180,8 @@ class _Column:
         moment = parse_datetime(str(value))
         if moment is None:
             raise _invalid(f"'{self.name}': {value!r} is not an ISO 8601 dateTime")
+        if not storable_moment(moment):  # the driver sends it in UTC
+            raise _invalid(f"'{self.name}': {value!r} is past the years 1 to 9999 in UTC")
         return _ordered(self.column, op, moment)
 
     def _integer(self, op: str, value: CompValue) -> ColumnElement[bool]:
