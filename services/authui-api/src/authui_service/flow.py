@@ -91,7 +91,9 @@ def challenge_ended() -> Unauthenticated:
 async def load_client(ctx: SigninContext, challenge: Challenge) -> ClientRecord:
     async with ctx.resources.sessions() as db:
         client = await get_client(db, challenge.client_id)
-    if client is None:  # deleted while the person was signing in
+    # Deleted or disabled while the person was signing in: the request ends, as for an
+    # unknown one (a disabled client's sign-in is never shown nor completed).
+    if client is None or client.disabled:
         await ctx.store.delete_challenge(challenge.id)
         raise NotFound("no such sign-in request, or it expired", code="auth.challenge_not_found")
     return client

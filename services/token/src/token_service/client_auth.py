@@ -16,6 +16,9 @@ assertions of RFC 7523 §2.2 / OIDC Core §9 (issue #25; the rules are pure:
   authenticate until rotated. Each assertion's ``jti`` is spent once in Redis
   (:mod:`idp_common.state.assertion_replay`); Redis down is 503.
 
+A client an administrator disabled fails as one that does not exist (its record is None,
+``TokenContext.get_client``): the same answer and audit row, whatever it presents.
+
 Failures are ``invalid_client`` (401, with ``WWW-Authenticate: Basic`` when Basic was
 tried) and are audited as ``token.client_auth_failed`` with the ``client_id`` and method,
 never the secret nor the assertion. Identical failures (same client, address and reason)

@@ -39,6 +39,7 @@ def test_create_confidential_client_returns_secret_once_and_stores_digest(
         "backchannelLogoutUri": "https://orders.example/bcl",
         "grantTypes": ["authorization_code", "refresh_token"],
         "skipConsent": False,
+        "disabled": False,  # enabled unless created disabled
         "scopes": [],
         "createdAt": created["createdAt"],
         "updatedAt": created["updatedAt"],

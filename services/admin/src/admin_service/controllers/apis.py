@@ -12,6 +12,7 @@ import msgspec
 from litestar import Router, delete, get, patch, post
 from litestar.params import JSONBody
 
+from admin_service.client_stamp import announce_client_change
 from admin_service.routes import Limit, Req, operation, reading, writing
 from admin_service.signing_algs import check_signing_algs
 from idp_common.protocol.constants import (
@@ -154,6 +155,7 @@ async def delete_api(request: Req, api_id: str) -> None:
     async with writing(request) as write:
         api = await repo.delete_api(write.session, api_id)
         write.audit("api.delete", api.id, status_code=204, name=api.name)
+    await announce_client_change(request)  # its clients lost its scopes: their tokens stop
 
 
 @get(
@@ -221,6 +223,7 @@ async def delete_scope(request: Req, scope_id: str) -> None:
     async with writing(request) as write:
         scope = await repo.delete_scope(write.session, scope_id)
         write.audit("scope.delete", scope.id, status_code=204, value=scope.value)
+    await announce_client_change(request)  # clients lost it: tokens holding it stop
 
 
 _API_ROUTES = [list_apis, create_api, get_api, update_api, delete_api, list_scopes, create_scope]

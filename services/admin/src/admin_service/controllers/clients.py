@@ -4,6 +4,12 @@
 The settings' rules live in :mod:`admin_service.client_rules`, the storage (secrets, the
 console client) in :mod:`idp_common.storage.repos.clients`. A client secret appears only
 in the answers of the creation and of ``rotate-secret``, never in an audit row or a log.
+
+``disabled`` switches a client off (and on again): it stays ``client.update`` in the audit
+log, as a person's ``disabled`` stays ``user.update``, with ``detail.disabled`` (true: it
+was disabled, false: enabled) beside ``detail.fields``. Every write bumps the ``clients``
+change stamp after its commit, so the token service and the bearer guard see it on the
+next request.
 """
 
 from __future__ import annotations
@@ -16,7 +22,6 @@ import msgspec
 from litestar import Router, delete, get, patch, post, put
 from litestar.params import JSONBody
 from litestar.status_codes import HTTP_200_OK
-from redis.exceptions import RedisError
 
 from admin_service.authority import (
     caller_holds,
@@ -25,6 +30,7 @@ from admin_service.authority import (
     check_recent_secret,
 )
 from admin_service.client_rules import check_settings
+from admin_service.client_stamp import announce_client_change
 from admin_service.exchange_audiences import check_exchange_audiences
 from admin_service.routes import Limit, Names, Req, operation, reading, writing
 from admin_service.signing_algs import check_signing_algs
@@ -36,7 +42,6 @@ from idp_common.protocol.constants import (
     SCOPE_IDP_CLIENTS_WRITE,
     SIGNING_ALGORITHM,
 )
-from idp_common.state.change_stamp import CLIENTS, bump
 from idp_common.storage.repos import clients as repo
 from idp_common.storage.repos.brands import branded_clients
 from idp_common.storage.repos.client_shapes import (
@@ -78,6 +83,7 @@ class ClientCreate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     security_profile: str | None = None
     token_exchange_audiences: Names = msgspec.field(default_factory=list)
     allowed_web_origins: Names = msgspec.field(default_factory=list)
+    disabled: bool = False
 
 
 class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
@@ -111,6 +117,7 @@ class ClientUpdate(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_f
     security_profile: str | msgspec.UnsetType | None = msgspec.UNSET
     token_exchange_audiences: Names | msgspec.UnsetType = msgspec.UNSET
     allowed_web_origins: Names | msgspec.UnsetType = msgspec.UNSET
+    disabled: bool | msgspec.UnsetType = msgspec.UNSET
 
     def changes(self) -> dict[str, object]:
         return {f: v for f, v in msgspec.structs.asdict(self).items() if v is not msgspec.UNSET}
@@ -143,6 +150,12 @@ _ORIGINS_NOTE = (
     "token, userinfo and revocation endpoints for this client (CORS); empty: the origins "
     "of its redirect URIs (docs/oauth/browser-apps.md)."
 )
+_DISABLED_NOTE = (
+    "`disabled: true` switches the client off: it cannot authenticate, start a sign-in or "
+    "get a token (answered as an unknown client), and the access tokens it holds stop at "
+    "the provider's own API, userinfo and introspection; its refresh tokens are kept, so "
+    "`disabled: false` restores it. Audited as `client.update` with `detail.disabled`."
+)
 _TAKEOVER_NOTE = (
     "Needs a recent sign-in with the password or a one-time code, and a caller holding every "
     "scope the client has (else 403 `admin.scope_not_held`)."
@@ -153,15 +166,9 @@ class ClientScopesUpdate(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     scopes: Names
 
 
-async def _tell_token_service(request: Req) -> None:
-    """After the commit: token workers drop their cached clients (idp_common.state.change_stamp),
-    so a rotated secret or a removed redirect URI stops working at once. If Redis cannot
-    be told, the change still stands and reaches them when their cache expires (5 s)."""
-    resources = resources_of(request)
-    try:
-        await bump(resources.redis, resources.settings.redis_prefix, CLIENTS)
-    except (RedisError, OSError) as exc:
-        log.error("could not announce a client change (%s)", type(exc).__name__)
+def _own_api(request: Req) -> str:
+    """The provider's own API audience: never an exchange audience."""
+    return resources_of(request).settings.api_audience
 
 
 def _allow_private(request: Req) -> bool:
@@ -214,10 +221,13 @@ async def list_clients(
         "keys) or `jwks_uri` (https; not a non-global host unless "
         "`SVC_CLIENT_JWKS_ALLOW_PRIVATE`), not both; `client_secret_jwt` needs "
         "`SVC_SECRETS_KEY` (else 503). Each `tokenExchangeAudiences` value must be the "
-        "audience of a registered API (else 400 naming `tokenExchangeAudiences[i]`). "
+        "audience of a registered API (else 400 naming `tokenExchangeAudiences[i]`), never the "
+        "provider's own API (else 422 naming it). "
         + _ORIGINS_NOTE
         + " "
-        + _ALG_NOTE,
+        + _ALG_NOTE
+        + " "
+        + _DISABLED_NOTE,
     )
 )
 async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCreated:
@@ -233,10 +243,13 @@ async def create_client(request: Req, data: JSONBody[ClientCreate]) -> ClientCre
     )
     key = _secrets_key(request, settings.token_endpoint_auth_method)
     async with writing(request) as write:
-        await check_exchange_audiences(write.session, settings.token_exchange_audiences)
+        await check_exchange_audiences(
+            write.session, settings.token_exchange_audiences, own_api=_own_api(request)
+        )
         created = await repo.create_client(write.session, client_type, settings, secrets_key=key)
-        write.audit("client.create", created.client_id, status_code=201, type=client_type)
-    await _tell_token_service(request)  # its origins join those a CORS preflight accepts
+        flag = {"disabled": True} if settings.disabled else {}
+        write.audit("client.create", created.client_id, status_code=201, type=client_type, **flag)
+    await announce_client_change(request)  # its origins join those a CORS preflight accepts
     return created
 
 
@@ -261,7 +274,10 @@ async def get_client(request: Req, client_id: str) -> ClientRead:
         + " "
         + _ALG_NOTE
         + " `userinfo_signed_response_alg: null` returns userinfo to plain JSON. "
-        + _ORIGINS_NOTE,
+        + _ORIGINS_NOTE
+        + " "
+        + _DISABLED_NOTE
+        + " The seeded `console` client cannot be disabled (422 naming `disabled`).",
     ),
 )
 async def update_client(request: Req, client_id: str, data: JSONBody[ClientUpdate]) -> ClientRead:
@@ -284,10 +300,12 @@ async def update_client(request: Req, client_id: str, data: JSONBody[ClientUpdat
         )
         audiences = data.token_exchange_audiences
         if not isinstance(audiences, msgspec.UnsetType):  # after the shape checks; rolled back
-            await check_exchange_audiences(write.session, audiences)
-        write.audit("client.update", client_id, fields=[_WIRE_NAMES[f] for f in changed])
+            await check_exchange_audiences(write.session, audiences, own_api=_own_api(request))
+        # the flag's value tells a disabling from an enabling (as for a person)
+        flag = {"disabled": client.disabled} if "disabled" in changed else {}
+        write.audit("client.update", client_id, fields=[_WIRE_NAMES[f] for f in changed], **flag)
         [client] = await branded_clients(write.session, [client], issuer_base=_issuer(request))
-    await _tell_token_service(request)
+    await announce_client_change(request)
     return client
 
 
@@ -305,7 +323,7 @@ async def delete_client(request: Req, client_id: str) -> None:
     async with writing(request) as write:
         await repo.delete_client(write.session, client_id)
         write.audit("client.delete", client_id, status_code=204)
-    await _tell_token_service(request)
+    await announce_client_change(request)
 
 
 @post(
@@ -330,7 +348,7 @@ async def rotate_secret(request: Req, client_id: str) -> SecretRotated:
         )
         await check_may_take_over_client(request, write.session, client_id)
         write.audit("client.rotate_secret", client_id)
-    await _tell_token_service(request)
+    await announce_client_change(request)
     return rotated
 
 
@@ -355,7 +373,7 @@ async def set_scopes(
         await check_may_give(request, held, added, target=client_id)
         write.audit("client.set_scopes", client_id, scopes=client.scopes)
         [client] = await branded_clients(write.session, [client], issuer_base=_issuer(request))
-    await _tell_token_service(request)
+    await announce_client_change(request)
     return client
 
 

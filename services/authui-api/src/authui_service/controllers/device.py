@@ -234,7 +234,7 @@ async def _live_code(
 async def _client(ctx: SigninContext, state: DeviceState) -> ClientRecord:
     async with ctx.resources.sessions() as db:
         client = await get_client(db, state.client_id)
-    if client is None:  # deleted since the device asked
+    if client is None or client.disabled:  # deleted or disabled since the device asked
         raise _invalid()
     return client
 

@@ -7,6 +7,10 @@ with ``?challenge=<id>`` and the code is issued then (DESIGN.md "Sign-in").
 
 ``prompt=none`` never shows anything, and when it refuses it writes nothing anywhere.
 
+A client an administrator disabled is an unknown ``client_id`` here (the error page, never
+a redirect to its redirect URI), also when it was disabled during the sign-in
+(``TokenContext.get_client``).
+
 A pushed request (RFC 9126 §4, docs/oauth/par.md): ``?client_id=...&request_uri=...`` takes
 the request the client pushed to ``/oauth2/par`` out of Redis (used once: GETDEL) and goes on
 with its parameters as if they had been in the query; the query's other parameters are
@@ -65,7 +69,7 @@ from idp_common.protocol.rfc9126_par import PushedRequest
 from idp_common.state.challenges import Challenge
 from idp_common.state.pushed_requests import PushedRequests
 from idp_common.state.sessions import BrowserSession
-from idp_common.storage.repos.clients import ClientRecord, get_client
+from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.codes import create_authorization_code
 from idp_common.storage.repos.users import effective_scopes, get_user
 from idp_common.web.caller import caller_ip, resources_of
@@ -285,8 +289,9 @@ async def resume(
         return error_page("This sign-in request belongs to another browser session.")
     if await store.consume_challenge(challenge_id) is None:  # a concurrent resume won
         return error_page("This sign-in request was already used.")
+    # Deleted or disabled since the sign-in began: the same page for both.
+    client = await token_context(request).get_client(challenge.client_id)
     async with resources.sessions() as db:
-        client = await get_client(db, challenge.client_id)
         user = await get_user(db, session.user_id)
         if client is None or challenge.redirect_uri not in client.redirect_uris or user is None:
             return error_page("The application or account no longer exists.")

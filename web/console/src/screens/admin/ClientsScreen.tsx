@@ -3,6 +3,8 @@
  * secret is shown once, then the detail opens), and the detail: settings, secret rotation
  * (shown once again), the scopes it may request, deletion (the console's own client is
  * protected: the API's 409 message is shown), and the client's own brand (issue #28).
+ * A disabled client shows as such in the list and its facts; a writer switches it off and
+ * on again on its screen (`clients/ClientEnabled`).
  */
 import { useState } from "react";
 import { patch, post } from "../../api/client";
@@ -19,6 +21,7 @@ import { ScopeChoice } from "./catalogue/ScopeChoice";
 import { DeletePanel, DetailScreen, ListScreen } from "./catalogue/screens";
 import { BRANDING_READ } from "./clients/brand";
 import { ClientBranding } from "./clients/ClientBranding";
+import { ClientEnabled, ClientStatusTag } from "./clients/ClientEnabled";
 
 const WRITE = "idp:clients:write";
 const LIST = "/console/admin/clients";
@@ -36,6 +39,10 @@ export function ClientsScreen(_props: { params: Record<string, string> }) {
         nameColumn(t("admin-directory.clients.name"), (client) => `${LIST}/${seg(client.client_id)}`, (client) => client.name),
         { header: t("admin-directory.clients.clientId"), cell: (client) => <code>{client.client_id}</code> },
         { header: t("admin-directory.clients.type"), cell: (client) => typeOf(client) },
+        {
+          header: t("admin-directory.clients.status"),
+          cell: (client) => <ClientStatusTag disabled={client.disabled} />,
+        },
         // Grant type names are protocol identifiers, listed as they are.
         { header: t("admin-directory.clients.grantTypes"), cell: (client) => client.grantTypes.join(", ") },
       ]}
@@ -108,6 +115,7 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
         rows={[
           [t("admin-directory.clients.clientId"), <code>{client.client_id}</code>],
           [t("admin-directory.clients.type"), typeOf(client)],
+          [t("admin-directory.clients.status"), <ClientStatusTag disabled={client.disabled} />],
           [t("admin-directory.clients.createdAt"), formatTime(client.createdAt)],
           [t("admin-directory.clients.changed"), formatTime(client.updatedAt)],
           // A writer sees these in the settings form.
@@ -145,6 +153,7 @@ function ClientDetail({ client, onChange }: { client: Client; onChange: () => vo
               ] as const)),
         ]}
       />
+      {canWrite ? <ClientEnabled client={client} onChange={onChange} /> : null}
       {canWrite ? (
         <Panel title={t("admin-directory.clients.settings")} id="client-settings">
           <ClientForm

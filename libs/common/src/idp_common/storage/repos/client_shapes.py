@@ -16,7 +16,12 @@ Issue #27: ``allowedWebOrigins``, the stored list (empty: the redirect URIs' ori
 apply, :attr:`ClientRecord.web_origins`).
 
 Issue #28: ``logoUri``, ``tosUri``, ``policyUri`` (RFC 7591 ``logo_uri``, ``tos_uri``,
-``policy_uri``), read-only, from the client's own brand row."""
+``policy_uri``), read-only, from the client's own brand row.
+
+``disabled``: an administrator switched the client off (default false). The protocol
+endpoints then treat it as a client that does not exist (``invalid_client``, the error page
+of an unknown ``client_id``) and its tokens stop; nothing else of it changes, so switching
+it on again restores it (docs/decisions.md "Disabling a client")."""
 
 from __future__ import annotations
 
@@ -67,6 +72,8 @@ class ClientRecord(msgspec.Struct, frozen=True, kw_only=True):
     #: The sealed secret of a ``client_secret_jwt`` client (``idp_common.crypto.secretbox``).
     sealed_secret: bytes | None = None
     allowed_web_origins: tuple[str, ...] = ()
+    #: Switched off by an administrator: no sign-in, no token (``token_service.context``).
+    disabled: bool = False
 
     @property
     def is_confidential(self) -> bool:
@@ -93,6 +100,7 @@ class ClientRead(msgspec.Struct, frozen=True, rename="camel"):
     backchannel_logout_uri: str | None
     grant_types: list[str]
     skip_consent: bool
+    disabled: bool
     scopes: list[str]
     created_at: datetime
     updated_at: datetime
@@ -146,3 +154,4 @@ class ClientSettings:
     security_profile: str | None = None
     token_exchange_audiences: list[str] = field(default_factory=list)
     allowed_web_origins: list[str] = field(default_factory=list)
+    disabled: bool = False

@@ -11,7 +11,8 @@ Every function runs in the caller's transaction. Guarantees, whoever calls:
 - Writes to one client lock its row first (``SELECT ... FOR UPDATE``), so concurrent
   writes run one after the other: a rotation replaces the secret in one delete and one
   insert, a scope replace leaves one whole set.
-- The seeded :data:`CONSOLE_CLIENT_ID` is the console's own: it is never deleted.
+- The seeded :data:`CONSOLE_CLIENT_ID` is the console's own: it is never deleted nor
+  disabled (every administrator signs in to the console through it).
 - Deleting a client deletes its secret, scopes, codes, refresh tokens and consents too.
 - The signing algorithms (``id_token_signed_response_alg``, ``userinfo_signed_response_alg``;
   issue #24) are stored as given: the caller checks the provider holds a key for them.
@@ -45,6 +46,7 @@ from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.protocol.constants import CLIENT_AUTH_SECRET_JWT, CLIENT_TYPE_CONFIDENTIAL
 from idp_common.protocol.fetch_cors import effective_web_origins
 from idp_common.protocol.oidc_core_claims import digest
+from idp_common.storage.db.engine import DriverConnection
 from idp_common.storage.db.models import Client, ClientScope, ClientSecret, Scope
 from idp_common.storage.repos.catalogue import add_links, replace_links, rows_by_owner
 from idp_common.storage.repos.client_shapes import (
@@ -59,6 +61,10 @@ from idp_common.storage.repos.paging import Page, keyset_page
 
 #: The console's own client, seeded by the operator tool.
 CONSOLE_CLIENT_ID: Final = "console"
+_CONSOLE_STAYS: Final = (
+    "the console client cannot be disabled: every administrator signs in to the console "
+    "through it, so disabling it would lock every administrator out"
+)
 MAX_CLIENT_ID_LENGTH: Final = 255
 
 
@@ -115,6 +121,7 @@ def _fields(row: Client, sequence: Callable[[Iterable[str]], Any]) -> dict[str, 
         "post_logout_redirect_uris": sequence(row.post_logout_redirect_uris),
         "backchannel_logout_uri": row.backchannel_logout_uri,
         "skip_consent": row.skip_consent,
+        "disabled": row.disabled,
         "id_token_signed_response_alg": row.id_token_signed_response_alg,
         "userinfo_signed_response_alg": row.userinfo_signed_response_alg,
         "token_endpoint_auth_method": row.token_endpoint_auth_method,
@@ -144,6 +151,32 @@ async def client_scope_values(session: AsyncSession, client_id: str) -> frozense
         .where(Client.client_id == client_id)
     )
     return frozenset(rows)
+
+
+class ClientStanding(msgspec.Struct, frozen=True):
+    """What the tokens issued to a client stand on: whether an administrator switched it
+    off, and the scopes it may hold now."""
+
+    disabled: bool
+    scopes: frozenset[str]
+
+
+_CLIENT_STANDING = (
+    "SELECT c.disabled, ARRAY(SELECT s.value FROM client_scopes cs "
+    "JOIN scopes s ON s.id = cs.scope_id WHERE cs.client_pk = c.id) "
+    "FROM clients c WHERE c.client_id = $1"
+)
+
+
+async def client_standing(conn: DriverConnection, client_id: str) -> ClientStanding | None:
+    """One indexed read on an asyncpg connection of the hot pool; None when no client has
+    this ``client_id`` (deleted, or never; an id with NUL names none)."""
+    if "\x00" in client_id:
+        return None
+    row = await conn.fetchrow(_CLIENT_STANDING, client_id)
+    if row is None:
+        return None
+    return ClientStanding(disabled=bool(row[0]), scopes=frozenset(row[1]))
 
 
 def default_auth_method(client_type: str, settings: ClientSettings) -> str:
@@ -250,6 +283,12 @@ async def update_client(
     current = ClientSettings(**{f.name: getattr(row, f.name) for f in fields(ClientSettings)})
     merged = replace(current, **changes)
     check(row.type, merged)
+    if merged.disabled and row.client_id == CONSOLE_CLIENT_ID:
+        raise InvalidArgument(
+            _CONSOLE_STAYS,
+            code="admin.client_protected",
+            errors=[FieldError("disabled", _CONSOLE_STAYS)],
+        )
     changed = [k for k in changes if getattr(current, k) != getattr(merged, k)]
     for field in changed:
         value = getattr(merged, field)

@@ -8,33 +8,11 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-li
 import { afterEach, expect, test, vi } from "vitest";
 import { ClientForm, type ClientSettings } from "./ClientForm";
 import type { Client } from "./common";
+import { clientOf } from "./testing";
 
 afterEach(cleanup);
 
-const spa = (more: Partial<Client> = {}): Client => ({
-  client_id: "orders-spa",
-  name: "Orders SPA",
-  type: "public",
-  redirectUris: ["https://orders.example/callback"],
-  postLogoutRedirectUris: [],
-  backchannelLogoutUri: null,
-  grantTypes: ["authorization_code", "refresh_token"],
-  skipConsent: false,
-  scopes: [],
-  createdAt: "2026-11-28T00:00:00Z",
-  updatedAt: "2026-11-28T00:00:00Z",
-  id_token_signed_response_alg: "RS256",
-  userinfo_signed_response_alg: null,
-  token_endpoint_auth_method: "none",
-  jwks: null,
-  jwks_uri: null,
-  require_pushed_authorization_requests: false,
-  dpop_bound_access_tokens: false,
-  securityProfile: null,
-  tokenExchangeAudiences: [],
-  allowedWebOrigins: [],
-  ...more,
-});
+const spa = clientOf;
 
 function renderForm(client: Client) {
   const onSubmit = vi.fn<(settings: ClientSettings) => Promise<string | null>>(async () => "Saved.");

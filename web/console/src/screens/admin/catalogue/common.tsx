@@ -34,6 +34,8 @@ export interface Client {
   backchannelLogoutUri: string | null;
   grantTypes: string[];
   skipConsent: boolean;
+  /** Switched off by an administrator: no sign-in, no token, and the tokens it holds stop. */
+  disabled: boolean;
   scopes: string[];
   createdAt: string;
   updatedAt: string;
