@@ -11,7 +11,9 @@ of a person's token must be a person who exists and is not disabled, grants give
 that person holds, and sensitive writes need a recent sign-in. :func:`create_administrator`
 writes a real person holding given scopes, and :data:`TWO_FACTOR_SIGN_IN` are the claims
 of a sign-in with a password and a one-time code; an :class:`ApiClient` with
-``fresh_sign_in`` stamps ``auth_time`` at each token it mints.
+``fresh_sign_in`` stamps ``auth_time`` at each token it mints, and gives it a live browser
+session of the actor to stand on (a sign-in counts for a sensitive change only while its
+session stands).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import httpx
 
 from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness import tokens
-from tests.harness.records import query
+from tests.harness.records import create_browser_session, query
 from tests.harness.stack import Stack
 
 PROBLEM_JSON = "application/problem+json"
@@ -62,9 +64,25 @@ def signed_in_administrator(stack: Stack) -> tuple[str, str]:
         scopes=ADMIN_SCOPES,
         subject=person,
         auth_time=int(time.time()),
+        sid=signed_in_session(stack, person),
         **TWO_FACTOR_SIGN_IN,
     )
     return person, token
+
+
+def signed_in_session(stack: Stack, person: str) -> str:
+    """The sid of a browser session of ``person`` signed in just now: a sensitive change
+    needs a sign-in that stands on a live session."""
+    _, session = create_browser_session(stack, person)
+    return session.sid
+
+
+def _is_person(subject: str) -> bool:
+    try:
+        uuid.UUID(subject)
+    except ValueError:
+        return False
+    return True
 
 
 def fresh_address() -> str:
@@ -99,7 +117,11 @@ class ApiClient:
         self.client.close()
 
     def token(self, scopes: Sequence[str] | None = None, **claims: Any) -> str:
-        signed_in = {"auth_time": int(time.time())} if self.fresh_sign_in else {}
+        signed_in: dict[str, Any] = {}
+        if self.fresh_sign_in and "sid" not in {**self.claims, **claims}:
+            signed_in = {"auth_time": int(time.time())}
+            if _is_person(self.actor):
+                signed_in["sid"] = signed_in_session(self.stack, self.actor)
         return tokens.mint(
             self.stack.key_dir,
             issuer=self.stack.issuer,
@@ -107,6 +129,10 @@ class ApiClient:
             subject=self.actor,
             **{**signed_in, **self.claims, **claims},
         )
+
+    def write_claims(self) -> dict[str, Any]:
+        """Claims the tokens of writes carry besides :attr:`claims` (none here)."""
+        return {}
 
     def call(
         self,
@@ -124,7 +150,8 @@ class ApiClient:
         sent = {"X-Forwarded-For": address or fresh_address(), **(headers or {})}
         if scopes is not None:
             granted = None if scopes is True else scopes
-            sent["Authorization"] = f"Bearer {self.token(granted)}"
+            extra = self.write_claims() if method.upper() != "GET" else {}
+            sent["Authorization"] = f"Bearer {self.token(granted, **extra)}"
         return self.client.request(method, path, json=json, params=params, headers=sent, **body)
 
     def get(self, path: str, **kw: Any) -> httpx.Response:

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import asyncpg
+import msgspec
 from redis.asyncio import Redis
 from sqlalchemy import select
 
 from idp_common.crypto.passwords import hash_password
-from idp_common.state.sessions import BrowserSession, SessionStore
+from idp_common.state import session_keys
+from idp_common.state.sessions import SESSION_IDLE_SECONDS, BrowserSession, SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.models import (
     Client,
@@ -188,6 +190,31 @@ def create_browser_session(
 ) -> tuple[str, BrowserSession]:
     """A signed-in browser session as the sign-in API makes it; returns (cookie, session)."""
     return infra.run(_create_session(stack, user_id, auth_time or int(time.time())))
+
+
+async def _stand_session(stack: Stack, sid: str, user_id: str, auth_time: int) -> None:
+    redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
+    try:
+        record = BrowserSession(
+            sid=sid,
+            user_id=user_id,
+            auth_time=auth_time,
+            amr=["pwd"],
+            acr="urn:idp:acr:1fa",
+            created_at=auth_time,
+            last_seen=int(time.time()),
+        )
+        key = session_keys.session_key(stack.env["SVC_REDIS_PREFIX"], sid)
+        await redis.set(key, msgspec.json.encode(record), ex=SESSION_IDLE_SECONDS, nx=True)
+    finally:
+        await redis.aclose()
+
+
+def stand_session(stack: Stack, sid: str, user_id: str, *, auth_time: int | None = None) -> None:
+    """A live browser session under ``sid`` (left as it is when one lives there already), for
+    a code or token a test writes directly: every token about a person stands on the
+    session it was issued in."""
+    infra.run(_stand_session(stack, sid, user_id, auth_time or int(time.time())))
 
 
 async def _redis_snapshot(stack: Stack) -> dict[bytes, bytes | None]:

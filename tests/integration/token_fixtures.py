@@ -43,7 +43,7 @@ from idp_common.storage.db.models import (
     UserScope,
 )
 from idp_common.storage.repos.codes import create_authorization_code
-from tests.harness import infra
+from tests.harness import infra, records
 from tests.harness.stack import Stack
 
 OIDC = ("openid", "profile", "email", "offline_access")
@@ -185,12 +185,16 @@ def create_code(
     challenge: str | None = None,
     method: str | None = "S256",
     nonce: str | None = "n-0S6_WzA2Mj",
-    session_id: str = "browser-session-1",
+    session_id: str | None = None,
     redirect_uri: str = REDIRECT,
     expired: bool = False,
 ) -> str:
-    """An authorization code as ``/oauth2/authorize`` issues it; ``expired`` backdates it."""
+    """An authorization code as ``/oauth2/authorize`` issues it, in a live browser session
+    of the person (``session_id``: that session's cookie value; a new one by default);
+    ``expired`` backdates it."""
     now = datetime.now(UTC)
+    sid = session_sid(session_id or secrets.token_urlsafe(16))
+    records.stand_session(stack, sid, str(person.id), auth_time=int(now.timestamp()) - 30)
 
     async def work() -> str:
         pool = HotPool(stack.database_url, timeout=5.0)
@@ -210,7 +214,7 @@ def create_code(
             nonce=nonce,
             code_challenge=challenge,
             code_challenge_method=method if challenge else None,
-            session_sid=session_sid(session_id),
+            session_sid=sid,
             auth_time=now - timedelta(seconds=30),
             acr="urn:idp:acr:1fa",
             amr=["pwd"],

@@ -27,6 +27,7 @@ import pytest
 
 from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness import records, tokens
+from tests.harness.api import signed_in_session
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.integration
@@ -41,13 +42,22 @@ class Caller:
     def __init__(self, stack: Stack, subject: str, scopes: tuple[str, ...], **claims: Any):
         self.stack, self.subject, self.scopes, self.claims = stack, subject, scopes, claims
 
+    def _session(self) -> dict[str, str]:
+        """A person signs in on a live browser session (a sensitive change stands on one);
+        a machine client has none."""
+        try:
+            uuid.UUID(self.subject)
+        except ValueError:
+            return {}
+        return {"sid": signed_in_session(self.stack, self.subject)}
+
     def call(self, method: str, path: str, json: Any = None) -> httpx.Response:
         token = tokens.mint(
             self.stack.key_dir,
             issuer=self.stack.issuer,
             scopes=self.scopes,
             subject=self.subject,
-            **{"auth_time": int(time.time()), **self.claims},
+            **{"auth_time": int(time.time()), **self._session(), **self.claims},
         )
         headers = {"Authorization": f"Bearer {token}", "X-Forwarded-For": "198.18.8.8"}
         return httpx.request(

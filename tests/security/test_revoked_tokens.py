@@ -21,8 +21,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.harness import records
-from tests.harness.api import signed_in_administrator
+from idp_common.protocol.constants import ADMIN_SCOPES
+from tests.harness import records, tokens
+from tests.harness.api import TWO_FACTOR_SIGN_IN, signed_in_administrator, signed_in_session
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
 
@@ -117,9 +118,17 @@ def test_a_disabled_administrator_stops_administering_at_once(stack: Stack) -> N
     assert admin_call(stack, admin, "PATCH", f"/admin/users/{removed}", {"disabled": True}) == 200
     assert_refused(get(stack, "admin", "/admin/audit", their_token))
     assert_refused(get(stack, "entity", PROFILE, their_token))
-    # Enabled again, the same token works again: nothing but the person's state decided.
+    # Enabled again, the old token stays refused: disabling ended the sessions it was
+    # issued in. A new sign-in administers again.
     assert admin_call(stack, admin, "PATCH", f"/admin/users/{removed}", {"disabled": False}) == 200
-    deadline = time.monotonic() + 10
-    while get(stack, "admin", "/admin/audit", their_token).status_code != 200:
-        assert time.monotonic() < deadline, "the re-enabled administrator stayed refused"
-        time.sleep(0.5)
+    assert_refused(get(stack, "admin", "/admin/audit", their_token))
+    fresh = tokens.mint(
+        stack.key_dir,
+        issuer=stack.issuer,
+        scopes=ADMIN_SCOPES,
+        subject=removed,
+        auth_time=int(time.time()),
+        sid=signed_in_session(stack, removed),
+        **TWO_FACTOR_SIGN_IN,
+    )
+    assert get(stack, "admin", "/admin/audit", fresh).status_code == 200

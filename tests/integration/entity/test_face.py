@@ -66,6 +66,9 @@ def test_enrol_read_replace_and_delete(stack: Stack, entity_api: EntityApi) -> N
     assert entity_api.delete(PATH).status_code == 204
     assert entity_api.get(PATH).json()["enrolled"] is False
     assert template_rows(stack, entity_api.person) == []
+    # the removal was a credential change: the next one needs a sign-in after it
+    assert entity_api.delete(PATH).status_code == 403
+    entity_api.sign_in_again()
     assert entity_api.delete(PATH).status_code == 204  # idempotent
     assert actions(stack, entity_api.person) == [
         "face.enroll",

@@ -168,6 +168,9 @@ def test_register_list_rename_and_remove(
     removed = entity_api.delete(path)
     assert removed.status_code == 204, removed.text
     assert [str(r["id"]) for r in stored(stack, person)] == [synced.json()["id"]]
+    # the removal was a credential change: the next one needs a sign-in after it
+    assert_problem(entity_api.delete(path), 403)
+    entity_api.sign_in_again()
     assert_problem(entity_api.delete(path), 404)
     assert_problem(entity_api.patch(path, json={"name": "again"}), 404)
 

@@ -201,6 +201,7 @@ def test_ending_a_session_fans_out_like_logout(
     token = issue_session_refresh_token(stack, app.client_id, person.id, session.sid)
     _, kept = create_browser_session(stack, person.id)
     kept_token = issue_session_refresh_token(stack, app.client_id, person.id, kept.sid)
+    entity_api.claims["sid"] = kept.sid  # the person ends the session from the other one
 
     response = entity_api.delete(f"{PATH}/{session.sid}")
     assert response.status_code == 204, response.text

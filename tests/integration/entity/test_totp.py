@@ -117,6 +117,9 @@ def test_enrol_confirm_and_remove(stack: Stack, entity_api: EntityApi, person: P
     assert removed.status_code == 204, removed.text
     assert credential(stack, person) is None and recovery_digests(stack, person) == []
     assert entity_api.get("/entity/totp").json() == {"enrolled": False, "pending": False}
+    # the removal was a credential change: the next one needs a sign-in after it
+    assert entity_api.delete("/entity/totp").status_code == 403
+    entity_api.sign_in_again()
     assert entity_api.delete("/entity/totp").status_code == 204
 
     written = [(a, s) for a, s, _ in actions(stack, person) if str(a).startswith("totp.")]

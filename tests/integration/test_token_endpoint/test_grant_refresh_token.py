@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from idp_common.protocol.oidc_core_claims import at_hash, session_sid
+from idp_common.protocol.oidc_core_claims import at_hash
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
 from tests.integration.test_token_endpoint.support import (
@@ -34,7 +34,8 @@ def test_refresh_rotates(
     _, id_claims = tf.validate_jwt(stack, second["id_token"], jwks)
     assert "nonce" not in id_claims
     assert id_claims["at_hash"] == at_hash(second["access_token"])
-    assert id_claims["sid"] == session_sid("browser-session-1")
+    _, first_claims = tf.validate_jwt(stack, first["id_token"], jwks)
+    assert id_claims["sid"] == first_claims["sid"]  # the session it was issued in
     # Narrowing is allowed, widening is not.
     narrowed = tf.refresh(http, app, second["refresh_token"], scope=ORDERS_READ)
     assert narrowed.status_code == 200, narrowed.text

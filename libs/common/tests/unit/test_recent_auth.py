@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from idp_common.errors import PermissionDenied
 from idp_common.protocol.constants import RECENT_SIGN_IN_MAX_AGE_SECONDS
+from idp_common.state.sessions import BrowserSession
 from idp_common.web.guard import Caller, requires
 from idp_common.web.recent_auth import (
     CLOCK_SKEW_SECONDS,
     check_recent_sign_in,
     recent_sign_in_guard,
     requires_recent_sign_in,
+    sign_in_is_anchored,
     sign_in_is_recent,
     step_up_challenge,
 )
@@ -20,14 +23,74 @@ NOW = 1_700_000_000
 EXACT_HEADER = 'Bearer error="insufficient_user_authentication", max_age=300'
 
 
-def caller(**claims: object) -> Caller:
+def session_json(user_id: str = "p", auth_time: int = NOW) -> bytes:
+    record = BrowserSession(
+        sid="s",
+        user_id=user_id,
+        auth_time=auth_time,
+        amr=["pwd"],
+        acr="a",
+        created_at=auth_time,
+        last_seen=auth_time,
+    )
+    return msgspec.json.encode(record)
+
+
+def caller(
+    *, session: bytes | None = None, changed: float | None = None, **claims: object
+) -> Caller:
+    """A caller whose token stands on a live session signed in at its ``auth_time``."""
+    auth_time = claims.get("auth_time")
+    if session is None and isinstance(auth_time, int):
+        session = session_json(auth_time=auth_time)
     return Caller(
         subject="p",
         client_id="console",
         scopes=frozenset(),
-        auth_time=claims.get("auth_time"),  # type: ignore[arg-type]
+        auth_time=auth_time,  # type: ignore[arg-type]
         claims=dict(claims),
+        session=session,
+        credentials_changed_at=changed,
     )
+
+
+SECRET = ["pwd"]
+
+
+def test_a_sign_in_counts_only_on_a_live_session_of_the_caller() -> None:
+    assert sign_in_is_anchored(caller(auth_time=NOW, amr=SECRET))
+    lone = Caller(subject="p", client_id="c", scopes=frozenset(), auth_time=NOW, claims={})
+    assert not sign_in_is_anchored(lone)  # no session: ended, or never had one
+    assert not sign_in_is_anchored(caller(session=session_json("someone-else"), auth_time=NOW))
+
+
+def test_an_exchanged_token_never_steps_up() -> None:
+    assert not sign_in_is_anchored(caller(auth_time=NOW, act={"sub": "resource-api"}))
+    with pytest.raises(PermissionDenied):
+        check_recent_sign_in(caller(auth_time=NOW, amr=SECRET, act={"sub": "api"}), now=NOW)
+
+
+@pytest.mark.parametrize(
+    ("changed", "counts"),
+    [
+        (None, True),
+        (NOW - 1.0, True),
+        (NOW + 0.9, True),  # the same whole second: auth_time has no finer grain
+        (NOW + 1.0, False),
+        (NOW + 60.0, False),
+    ],
+)
+def test_a_sign_in_older_than_the_last_credential_change_no_longer_counts(
+    changed: float | None, counts: bool
+) -> None:
+    assert sign_in_is_anchored(caller(auth_time=NOW, changed=changed)) is counts
+
+
+def test_a_recent_token_on_a_session_signed_in_before_the_change_is_refused() -> None:
+    """A session kept across the change (the one a factor was removed from) re-authenticates:
+    its sign-in is older than the change even when the token is new."""
+    kept = caller(session=session_json(auth_time=NOW - 100), auth_time=NOW, changed=NOW - 50.0)
+    assert not sign_in_is_anchored(kept)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
+from typing import Any, Final
 
 from litestar import Request
 from redis.exceptions import RedisError
@@ -14,27 +14,23 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from idp_common.state.change_stamp import bump
 from idp_common.storage.repos.audit import AuditEntry
-from idp_common.usecases.session_end import end_person_sessions
 from idp_common.web.caller import caller_ip, resources_of
+from idp_common.web.credential_changes import end_what_came_before
 from idp_common.web.guard import USERS_STAMP, current_caller
 
 log = logging.getLogger("idp.admin.users")
+#: The logout reason of the sessions an administrator ends by removing a credential.
+CREDENTIAL_REMOVED: Final = "credential_removed"
 AnyRequest = Request[Any, Any, Any]
 
 
 async def end_sessions_of(
     request: AnyRequest, session: AsyncSession, user_id: uuid.UUID, reason: str
 ) -> int:
-    """End every browser session of the person with the logout fan-out; how many ended."""
-    resources = resources_of(request)
-    ended, _ = await end_person_sessions(
-        session,
-        resources.browser_sessions,
-        user_id,
-        reason=reason,
-        nats_prefix=resources.settings.nats_prefix,
-    )
-    return ended
+    """End every browser session of the person with the logout fan-out and mark their
+    credentials changed, so that no token or sign-in from before counts any more
+    (:mod:`idp_common.usecases.credential_change`); how many sessions ended."""
+    return await end_what_came_before(request, session, user_id, reason=reason)
 
 
 async def tell_guards(request: AnyRequest) -> None:

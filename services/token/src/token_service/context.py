@@ -23,6 +23,7 @@ from idp_common.state.redis_batch import RedisBatch
 from idp_common.state.revocation import RevocationList
 from idp_common.storage.repos.clients import ClientRecord, get_client
 from idp_common.web.resources import Resources
+from idp_common.web.token_standing import TokenStanding
 from token_service.caches import TTLCache
 from token_service.client_keys import ClientKeys
 from token_service.issued_counts import IssuedCounts
@@ -71,6 +72,14 @@ class TokenContext:
     client_keys: ClientKeys = field(default_factory=ClientKeys)
     # tokens issued per (grant_type, client_id), written to the audit log in the background
     issued: IssuedCounts = field(default_factory=IssuedCounts)
+    # whether a presented access token still stands (userinfo, introspection, exchange)
+    standing: TokenStanding | None = None
+
+    @property
+    def token_standing(self) -> TokenStanding:
+        if self.standing is None:
+            self.standing = TokenStanding(self.resources)
+        return self.standing
 
     @property
     def settings(self) -> Settings:
@@ -98,7 +107,13 @@ class TokenContext:
     async def get_client(self, client_id: str) -> ClientRecord | None:
         """The client, from the cache or one load (two indexed queries). The cache is
         dropped when an administrator changed a client (``idp_common.state.change_stamp``).
-        An id with NUL names no client (PostgreSQL text cannot hold it; asyncpg raises)."""
+        An id with NUL names no client (PostgreSQL text cannot hold it; asyncpg raises).
+
+        A disabled client is None here, like one that does not exist: every endpoint that
+        names a client reads it through this method (client authentication at the token,
+        PAR, introspection, revocation and device endpoints, public clients included, and
+        ``/oauth2/authorize``), so each refuses it as unknown and none reveals it exists.
+        The record stays cached, so a disabled client's requests cost no query."""
         if "\x00" in client_id:
             return None
         if await self.client_stamp.changed():
@@ -108,7 +123,8 @@ class TokenContext:
             async with self.resources.sessions() as session:
                 return await get_client(session, client_id)
 
-        return await self.clients.get_or_load(client_id, load)
+        client = await self.clients.get_or_load(client_id, load)
+        return None if client is None or client.disabled else client
 
     async def userinfo_alg(self, client_id: str) -> str | None:
         """The client's ``userinfo_signed_response_alg`` (None: plain JSON, or the client
@@ -154,7 +170,7 @@ def token_context(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenContex
         prefix = resources.settings.redis_prefix
         context = TokenContext(
             resources=resources,
-            revocations=RevocationList(resources.redis, prefix),
+            revocations=RevocationList(resources.redis, prefix, resources.reads),
             client_stamp=StampWatch(RedisBatch(resources.redis), prefix, CLIENTS),
             challenge_quota=ChallengeQuota(resources.redis, prefix),
             repeated_failures=RepeatedFailures(resources.redis, prefix),

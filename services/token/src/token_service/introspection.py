@@ -8,7 +8,9 @@ and a wrong one must not make a lookup fail).
 Access tokens are checked offline: a signature by one of the provider's keys, ``typ``
 ``at+jwt``, the issuer, not expired; the audience is not checked (the caller is the
 client the token was issued to, not a resource server), so the token's own ``aud`` is
-passed to the verifier. Then the Redis revocation list. Postgres is not touched. An
+passed to the verifier. Then whether it still stands (:mod:`idp_common.web.token_standing`:
+not revoked, its session not ended, its person and client still there; one shared Redis
+read, Postgres only when a worker has not seen the person or client yet). An
 active access token answers ``token_type`` (RFC 7662 §2.2): ``DPoP`` when bound to a key
 (``cnf.jkt``, RFC 9449 §6.2), else ``Bearer``. The
 signature of a token is checked once per worker (``TokenContext.access_token_claims``);
@@ -65,8 +67,7 @@ async def introspect_access_token(
     claims = verify_access_token(deps, token)
     if claims is None or claims.get("client_id") != client.client_id:
         return INACTIVE
-    jti = claims.get("jti")
-    if not isinstance(jti, str) or await deps.ctx.revocations.is_revoked(jti):
+    if (await deps.ctx.token_standing.check(claims)).refusal is not None:
         return INACTIVE
     jkt = bound_jkt(claims)  # RFC 9449 §6.2: a bound token's type and confirmation
     token_type = TOKEN_TYPE_BEARER if jkt is None else TOKEN_TYPE_DPOP

@@ -54,6 +54,7 @@ def test_password_change_ends_every_session_and_refresh_token(
     ]
     cookie = sessions[0][0]
     assert "code" in silent_sign_in(stack, cookie, app.client_id, app.redirect_uri)
+    entity_api.claims["sid"] = sessions[0][1].sid  # the change is made from the first one
 
     answer = entity_api.post(
         PASSWORD_PATH, json={"currentPassword": person.password, "newPassword": NEW_PASSWORD}

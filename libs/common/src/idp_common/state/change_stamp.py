@@ -22,6 +22,8 @@ from redis.exceptions import RedisError
 from idp_common.state.redis_batch import RedisBatch
 
 CLIENTS: Final = "clients"
+#: Bumped after a person's standing changed: disabled, deleted, credentials changed.
+USERS: Final = "users"
 
 
 def stamp_key(prefix: str, name: str) -> str:
@@ -42,6 +44,11 @@ class StampWatch:
         self._seen: bytes | None = None
         self._looked = False
 
+    @property
+    def key(self) -> str:
+        """The stamp's key, for a caller that reads it with others (:meth:`observe`)."""
+        return self._key
+
     async def changed(self) -> bool:
         """True the first time, after a bump, and when the stamp cannot be read."""
         try:
@@ -49,6 +56,11 @@ class StampWatch:
         except (RedisError, OSError):  # an unreadable stamp means "do not trust the cache"
             self._looked = False
             return True
+        return self.observe(current)
+
+    def observe(self, current: bytes | None) -> bool:
+        """Whether the stamp moved, given its value read just now by the caller (True the
+        first time)."""
         moved = not self._looked or current != self._seen
         self._seen, self._looked = current, True
         return moved

@@ -86,15 +86,16 @@ class _Issued:
 class RevocationList:
     """Repository of revoked access-token ids. One instance per application."""
 
-    def __init__(self, redis: Redis, prefix: str) -> None:
+    def __init__(self, redis: Redis, prefix: str, reads: RedisBatch | None = None) -> None:
         self._redis = redis
         self._prefix = prefix
-        self._reads = RedisBatch(redis)
+        self._reads = reads or RedisBatch(redis)
         self._tracked: TurnBatch[_Issued, None] = TurnBatch(self._track)
         self._track_script = redis.register_script(_TRACK_SCRIPT)
         self._revoke_grant_script = redis.register_script(_REVOKE_GRANT_SCRIPT)
 
-    def _jti_key(self, jti: str) -> str:
+    def jti_key(self, jti: str) -> str:
+        """The key that lists ``jti`` (present: revoked), for a caller batching its reads."""
         return f"{self._prefix}revoked-jti:{jti}"
 
     def _grant_key(self, grant_id: uuid.UUID | str) -> str:
@@ -104,12 +105,12 @@ class RevocationList:
         """List ``jti`` until ``exp``; an already expired token is not listed."""
         ttl = exp - now
         if ttl >= _MIN_TTL:
-            await self._redis.set(self._jti_key(jti), b"1", ex=ttl)
+            await self._redis.set(self.jti_key(jti), b"1", ex=ttl)
 
     async def is_revoked(self, jti: str) -> bool:
         """Whether ``jti`` is listed now: one ``MGET`` shared with the checks made at the
         same moment (see the module)."""
-        return await self._reads.get(self._jti_key(jti)) is not None
+        return await self._reads.get(self.jti_key(jti)) is not None
 
     async def track_grant_jti(
         self, grant_id: uuid.UUID | str, jti: str, *, exp: int, now: int
@@ -129,6 +130,6 @@ class RevocationList:
         """List every still-valid access token issued under ``grant_id`` and forget the
         grant's record, atomically (see the module); return how many were listed."""
         reply: Any = await self._revoke_grant_script(
-            keys=[self._grant_key(grant_id)], args=[now, self._jti_key(""), _MIN_TTL]
+            keys=[self._grant_key(grant_id)], args=[now, self.jti_key(""), _MIN_TTL]
         )
         return int(reply)

@@ -34,14 +34,16 @@ class Touch:
     sid: str
 
 
-# KEYS: old session, old apps, new session, new apps, the person's index, the live set.
-# ARGV: ttl, index ttl, new JSON (continued), new JSON (fresh), new sid, old sid, now (ms),
-# then members to add (an older session's JSON clients). Answers 1 when it took over.
+# KEYS: old session, old apps, new session, new apps, the person's index, the live set,
+# then the moved-sid pointers of every earlier sid. ARGV: ttl, index ttl, new JSON
+# (continued), new JSON (fresh), new sid, old sid, now (ms), the pointers' ttl, then members
+# to add (an older session's JSON clients). Answers 1 when it took over.
 CONTINUE = """
 local took_over = redis.call('DEL', KEYS[1]) == 1
 if took_over then
   if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('RENAME', KEYS[2], KEYS[4]) end
-  for i = 8, #ARGV do redis.call('ZADD', KEYS[4], 'NX', ARGV[7], ARGV[i]) end
+  for i = 9, #ARGV do redis.call('ZADD', KEYS[4], 'NX', ARGV[7], ARGV[i]) end
+  for i = 7, #KEYS do redis.call('SET', KEYS[i], ARGV[5], 'EX', ARGV[8]) end
   redis.call('EXPIRE', KEYS[4], ARGV[1])
   redis.call('SREM', KEYS[5], ARGV[6])
   redis.call('SET', KEYS[3], ARGV[3], 'EX', ARGV[1])

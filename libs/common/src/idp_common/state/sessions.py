@@ -47,6 +47,7 @@ import msgspec
 from redis.asyncio import Redis
 
 from idp_common.protocol.oidc_core_claims import session_sid
+from idp_common.state import session_keys as keys
 from idp_common.state.challenges import ChallengeStore
 from idp_common.state.logout_confirmations import LogoutConfirmations
 from idp_common.state.redis_batch import RedisBatch
@@ -112,9 +113,9 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
     """Repository of sessions (and, inherited, challenges and logout confirmations) in
     Redis, every key under ``prefix``."""
 
-    def __init__(self, redis: Redis, prefix: str) -> None:
+    def __init__(self, redis: Redis, prefix: str, reads: RedisBatch | None = None) -> None:
         super().__init__(redis, prefix)
-        self._batch = RedisBatch(redis)
+        self._batch = reads or RedisBatch(redis)
         self._touch_script = redis.register_script(TOUCH)
         # The touches of one loop turn (a busy authorize endpoint issues many codes at
         # once) go to Redis as one script call.
@@ -122,17 +123,17 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
         self._continue_script = redis.register_script(CONTINUE)
 
     def _session_key(self, sid: str) -> str:
-        return f"{self.prefix}session:{sid}"
+        return keys.session_key(self.prefix, sid)
 
     def _apps_key(self, sid: str) -> str:
-        return f"{self.prefix}session-apps:{sid}"
+        return keys.apps_key(self.prefix, sid)
 
     def _index_key(self, user_id: str) -> str:
-        return f"{self.prefix}user-sessions:{user_id}"
+        return keys.index_key(self.prefix, user_id)
 
     @property
     def _live_key(self) -> str:
-        return f"{self.prefix}sessions-live"
+        return keys.live_key(self.prefix)
 
     # --- sessions ------------------------------------------------------------------------
     async def create_session(
@@ -190,6 +191,8 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
                 self._apps_key(record.sid),
                 self._index_key(record.user_id),
                 self._live_key,
+                # every earlier sid now points at the new one (tokens carry them)
+                *(keys.moved_key(self.prefix, sid) for sid in continued.previous_sids),
             ],
             args=[
                 SESSION_IDLE_SECONDS,
@@ -199,6 +202,7 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
                 record.sid,
                 old.sid,
                 moment * 1000,
+                keys.MOVED_SID_SECONDS,
                 *legacy,
             ],
         )
@@ -309,6 +313,7 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
                     self._session_key(record.sid),
                     self._apps_key(record.sid),
                     self._confirmation_key(record.sid),
+                    *(keys.moved_key(self.prefix, sid) for sid in record.previous_sids),
                 )
                 pipe.srem(self._index_key(record.user_id), record.sid)
                 pipe.zrem(self._live_key, record.sid)

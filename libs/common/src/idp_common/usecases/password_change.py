@@ -8,9 +8,11 @@ administrator's reset (``POST /admin/users/{id}/reset-password``), the emailed r
 2. :func:`set_password`, inside the caller's transaction, after the caller's own checks
    (authority, spent reset token): lock the person's row (a sign-in finishing at the same
    moment holds it shared: its session is ended here, or it sees the new hash and is
-   refused; issue 21), store the hash (or remove the password),
-   end every browser session of the person with the logout fan-out, revoke every refresh
-   token of theirs, and add the audit row. All of it commits or rolls back together.
+   refused), store the hash (or remove the password), mark the person's credentials
+   changed and end every browser session of theirs with the logout fan-out
+   (:mod:`idp_common.usecases.credential_change`: their access tokens stop at once), revoke
+   every refresh token of theirs, and add the audit row. All of it commits or rolls back
+   together.
 
 Audit vocabulary (the action stays the route's own: ``user.reset_password``,
 ``password_reset.completed``, ``credentials.password``; ``target_type`` ``user`` and
@@ -33,7 +35,8 @@ from idp_common.state.sessions import SessionStore
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.storage.repos.credentials import set_password_hash
 from idp_common.storage.repos.users import lock_user
-from idp_common.usecases.session_end import end_person_sessions, revoke_user_refresh_tokens
+from idp_common.usecases.credential_change import credentials_changed
+from idp_common.usecases.session_end import revoke_user_refresh_tokens
 
 __all__ = ["PasswordSet", "hash_new_password", "set_password"]
 
@@ -67,7 +70,7 @@ async def set_password(
     completed with the target and the detail of the module text."""
     await lock_user(session, user_id)
     await set_password_hash(session, user_id, password_hash)
-    ended, revoked = await end_person_sessions(
+    ended, revoked = await credentials_changed(
         session, browser_sessions, user_id, reason=reason, nats_prefix=nats_prefix
     )
     revoked += await revoke_user_refresh_tokens(session, user_id)

@@ -43,9 +43,9 @@ tombstone. Of two transactions ending the same session at once, the second's ins
 for the first and then finds the key taken: it writes no event and counts no ended session
 (its refresh-token update finds nothing left to revoke). A retry after the Redis step failed
 finds the key taken the same way, revokes whatever was issued since (nothing, normally) and
-deletes the session from Redis. :func:`end_person_sessions` takes the sessions in ``sid``
-order, so two requests ending the same person's sessions never wait on each other in a
-cycle.
+deletes the session from Redis. A caller ending all of a person's sessions
+(:mod:`idp_common.usecases.credential_change`) passes them in ``sid`` order, so two requests
+ending the same person's sessions never wait on each other in a cycle.
 """
 
 from __future__ import annotations
@@ -72,7 +72,6 @@ __all__ = [
     "SESSION_ENDED",
     "Ended",
     "SessionEnded",
-    "end_person_sessions",
     "end_sessions",
     "revoke_user_refresh_tokens",
 ]
@@ -197,22 +196,6 @@ def _after_transaction_end(sync: Session, transaction: SessionTransaction) -> No
     if transaction.parent is None:
         pending: list[tuple[SessionStore, list[BrowserSession]]] = sync.info.get(_PENDING) or []
         pending.clear()
-
-
-async def end_person_sessions(
-    db_session: AsyncSession,
-    store: SessionStore,
-    user_id: uuid.UUID,
-    *,
-    reason: str,
-    nats_prefix: str,
-) -> Ended:
-    """End every live session of a person (a password change or reset, an administrator's
-    revocation, a deleted or disabled account) as :func:`end_sessions` does; return
-    (sessions ended, refresh tokens revoked with them)."""
-    # In sid order: two requests ending the same person's sessions never wait in a cycle.
-    sessions = sorted(await store.list_sessions(str(user_id)), key=lambda r: r.sid)
-    return await end_sessions(db_session, store, sessions, reason=reason, nats_prefix=nats_prefix)
 
 
 async def revoke_user_refresh_tokens(db_session: AsyncSession, user_id: uuid.UUID) -> int:

@@ -18,7 +18,7 @@ from litestar.datastructures import State
 from litestar.middleware.base import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import RedocRenderPlugin, SwaggerRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme
+from litestar.openapi.spec import Components, OpenAPI, OpenAPIResponse, SecurityScheme
 from litestar.types import AfterExceptionHookHandler, ControllerRouterHandler
 
 from idp_common.config import Settings
@@ -70,18 +70,30 @@ def _openapi(name: str) -> OpenAPIConfig:
     )
 
 
+def _described(document: OpenAPI) -> OpenAPI:
+    """The document with no body on a 204 answer (RFC 9110 §15.3.5). A handler that sends
+    work after its empty answer returns ``Response[None]`` (the only way to attach a
+    background task), which Litestar describes as a JSON body."""
+    for item in (document.paths or {}).values():
+        for operation in (item.delete, item.post, item.put, item.patch):
+            answer = (operation.responses or {}).get("204") if operation else None
+            if isinstance(answer, OpenAPIResponse):
+                answer.content = None
+    return document
+
+
 def _docs_aliases() -> list[Any]:
     """``/openapi.json`` and ``/redoc`` at the root, beside Litestar's ``/docs``."""
     redoc = RedocRenderPlugin()
 
     @get("/openapi.json", include_in_schema=False, media_type="application/json")
     async def openapi_json(request: Request[Any, Any, Any]) -> dict[str, Any]:
-        schema: dict[str, Any] = request.app.openapi_schema.to_schema()
+        schema: dict[str, Any] = _described(request.app.openapi_schema).to_schema()
         return schema
 
     @get("/redoc", include_in_schema=False, media_type="text/html")
     async def redoc_page(request: Request[Any, Any, Any]) -> bytes:
-        return redoc.render(request, request.app.openapi_schema.to_schema())
+        return redoc.render(request, _described(request.app.openapi_schema).to_schema())
 
     return [openapi_json, redoc_page]
 

@@ -2,19 +2,11 @@
 
 Validation (spec §5 "Validation rules"): RS256 signature by a published key, ``typ``
 ``at+jwt`` (RFC 9068), ``iss`` equal to the issuer, ``aud`` equal to the provider's API
-audience, not expired. Then the token must still stand (issue 19, attack 12: the
-provider's own API must not honour for ten more minutes what was revoked or disabled):
-
-- its ``jti`` is not on the revocation list (:class:`idp_common.state.revocation.RevocationList`,
-  asked at every request, one batched ``MGET`` per event-loop turn);
-- a person's token (``sub`` a user id, not the client's own id): the person exists and is
-  not disabled. Each worker keeps the answer "active" for :data:`STANDING_TTL_SECONDS`,
-  and forgets every answer as soon as the ``users`` change stamp moves
-  (:mod:`idp_common.state.change_stamp`), which the admin service bumps after disabling or
-  deleting a person; the stamp is read with the revocation check. So a disabled or
-  deleted person's token is refused on the next request, and within five seconds even if
-  the stamp could not be bumped. A worker that cannot read Redis cannot check the
-  revocation list either: 503 (fail closed).
+audience, not expired. Then the token must still stand: not revoked, its browser session
+not ended, its person active, its client present, enabled and still holding the token's
+scopes (:mod:`idp_common.web.token_standing`: one shared Redis read per event-loop turn,
+the person's and the client's facts kept per worker until a change stamp moves). A worker
+that cannot read Redis or the database cannot tell: 503 (fail closed).
 
 DPoP (RFC 9449 §7): a token bound to a key (``cnf.jkt``) is accepted only as
 ``Authorization: DPoP`` with a ``DPoP`` proof of that key for this method and public URL,
@@ -23,10 +15,10 @@ carrying the token's ``ath`` (``idp_common.web.dpop``); as ``Bearer`` it is 401
 
 Then the one permission the route declares must be among the token's scopes.
 
-- missing, expired, malformed, wrong-audience, badly signed, revoked token, or one of a
-  disabled or deleted person: 401 with ``WWW-Authenticate: Bearer`` (RFC 6750 §3,
-  ``error="invalid_token"`` when one was sent); a revoked or disabled one is audited
-  (``access.refused``);
+- missing, expired, malformed, wrong-audience, badly signed token, or one that no longer
+  stands: 401 with ``WWW-Authenticate: Bearer`` (RFC 6750 §3,
+  ``error="invalid_token"`` when one was sent); one that no longer stands is audited
+  (``access.refused``, with the reason);
 - valid token without the permission: 403, ``error="insufficient_scope"``, audited.
 Failed authentications count against a per-address limit (429 past it). The limit fails
 open: with Redis unreachable a bad token is still 401, with a log line.
@@ -34,10 +26,8 @@ open: with Redis unreachable a bad token is still 401, with a log line.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-import uuid
 from typing import Any, Final
 
 import msgspec
@@ -49,37 +39,36 @@ from idp_common.crypto.jwt import TYP_ACCESS_TOKEN, InvalidToken, verify_jwt
 from idp_common.errors import PermissionDenied, RateLimited, Unauthenticated
 from idp_common.protocol.rfc9449_dpop import DpopRefusedAtResource, dpop_challenge
 from idp_common.state.address_limits import AUTH_FAIL
-from idp_common.state.change_stamp import StampWatch
-from idp_common.state.redis_batch import RedisBatch
-from idp_common.state.revocation import RevocationList
+from idp_common.state.change_stamp import USERS
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
-from idp_common.storage.repos.permissions import person_is_active
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.dpop import check_resource_dpop
-from idp_common.web.resources import Resources
+from idp_common.web.token_standing import TokenStanding
 
 log = logging.getLogger("idp.guard")
 PERMISSION_OPT = "permission"
 SECURITY_SCHEME = "BearerToken"
-#: The change stamp bumped after a person is disabled or deleted (admin service).
-USERS_STAMP: Final = "users"
-#: How long a worker trusts "this person is active" without a stamp change.
-STANDING_TTL_SECONDS: Final = 5.0
-#: People a worker remembers at most (then it starts again).
-_STANDING_CAPACITY: Final = 10_000
+#: The change stamp bumped after a person's standing changed (disabled, deleted,
+#: credentials changed).
+USERS_STAMP: Final = USERS
 _STANDING_STATE: Final = "bearer_standing"
 _DPOP_SCHEME: Final = "dpop"
 _SCHEMES: Final = frozenset({"bearer", _DPOP_SCHEME})
 
 
 class Caller(msgspec.Struct, frozen=True):
-    """Who called, as the validated access token says."""
+    """Who called, as the validated access token says; ``session``: the JSON of the live
+    browser session the token stands on, ``credentials_changed_at``: the person's last
+    credential change (epoch seconds), both for the recent-sign-in check
+    (:mod:`idp_common.web.recent_auth`)."""
 
     subject: str
     client_id: str | None
     scopes: frozenset[str]
     auth_time: int | None
     claims: dict[str, Any]
+    session: bytes | None = None
+    credentials_changed_at: float | None = None
 
 
 def requires(permission: str) -> dict[str, Any]:
@@ -99,56 +88,6 @@ def _bearer_token(connection: ASGIConnection[Any, Any, Any, Any]) -> tuple[str, 
     if scheme not in _SCHEMES or not token.strip():
         return None
     return token.strip(), scheme == _DPOP_SCHEME
-
-
-def person_of(claims: dict[str, Any]) -> uuid.UUID | None:
-    """The person a token speaks for: ``sub`` when it is a user id and not the client's
-    own id (a client-credentials token, DESIGN.md)."""
-    subject = claims.get("sub")
-    if not isinstance(subject, str) or subject == claims.get("client_id"):
-        return None
-    try:
-        return uuid.UUID(subject)
-    except ValueError:
-        return None
-
-
-class TokenStanding:
-    """Whether a validated token still stands (see the module text). One per app."""
-
-    def __init__(self, resources: Resources) -> None:
-        prefix = resources.settings.redis_prefix
-        self._hot = resources.hot
-        self._revocations = RevocationList(resources.redis, prefix)
-        self._stamp = StampWatch(RedisBatch(resources.redis), prefix, USERS_STAMP)
-        self._active_until: dict[uuid.UUID, float] = {}
-
-    async def refusal(self, claims: dict[str, Any]) -> str | None:
-        """Why the token no longer stands (``"revoked"``, ``"subject inactive"``), or None."""
-        jti = claims.get("jti")
-        if not isinstance(jti, str) or not jti:
-            return "without jti"
-        person = person_of(claims)
-        if person is None:
-            return "revoked" if await self._revocations.is_revoked(jti) else None
-        revoked, moved = await asyncio.gather(
-            self._revocations.is_revoked(jti), self._stamp.changed()
-        )
-        if revoked:
-            return "revoked"
-        if moved:
-            self._active_until.clear()
-        now = time.monotonic()
-        if self._active_until.get(person, 0.0) > now:
-            return None
-        async with self._hot.connection() as conn:
-            active = await person_is_active(conn, person)
-        if not active:
-            return "subject inactive"
-        if len(self._active_until) >= _STANDING_CAPACITY:
-            self._active_until.clear()
-        self._active_until[person] = now + STANDING_TTL_SECONDS
-        return None
 
 
 def _standing(connection: ASGIConnection[Any, Any, Any, Any]) -> TokenStanding:
@@ -223,11 +162,11 @@ async def bearer_guard(
             code=f"auth.{exc.code}",
             headers=exc.headers,
         ) from exc
-    refusal = await _standing(connection).refusal(claims)
-    if refusal is not None:
+    standing = await _standing(connection).check(claims)
+    if standing.refusal is not None:
         await _count_failure(connection)
-        await _audit_refusal(connection, claims, refusal)
-        raise _unauthenticated(refusal, sent=True)
+        await _audit_refusal(connection, claims, standing.refusal)
+        raise _unauthenticated(standing.refusal, sent=True)
     scopes = frozenset(str(claims.get("scope", "")).split())
     caller = Caller(
         subject=str(claims.get("sub")),
@@ -235,6 +174,8 @@ async def bearer_guard(
         scopes=scopes,
         auth_time=claims.get("auth_time"),
         claims=claims,
+        session=standing.session,
+        credentials_changed_at=standing.credentials_changed_at,
     )
     connection.state.caller = caller
     if permission not in scopes:

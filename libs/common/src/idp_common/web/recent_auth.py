@@ -22,6 +22,12 @@ and the client sends the person back to ``/oauth2/authorize?max_age=300`` (RFC 9
   present (docs/face-signin.md), so it never unlocks a credential change. The refusal
   then also names the levels that do in ``acr_values`` (RFC 9470 §3); an authorization
   request carrying them does not offer the face.
+- Recent is not enough either when the sign-in no longer counts
+  (:func:`sign_in_is_anchored`): the token must stand on a live browser session of the
+  person whose sign-in is not older than their last credential change (a password set, a
+  factor removed, every session ended by an administrator), and must not have been
+  obtained by token exchange. A session the person kept while removing a factor therefore
+  signs in again before its next sensitive change.
 - Some writes need two factors (``amr`` holds ``mfa``): an administrator changing another
   administrator's credentials (docs/security.md). A passkey verified on its device
   (``hwk``/``swk``, ``user``, ``mfa``) is two factors. Their refusal names ``acr_values``
@@ -30,6 +36,7 @@ and the client sends the person back to ``/oauth2/authorize?max_age=300`` (RFC 9
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Final
 
@@ -46,6 +53,7 @@ from idp_common.protocol.constants import (
     ERROR_INSUFFICIENT_USER_AUTHENTICATION,
     RECENT_SIGN_IN_MAX_AGE_SECONDS,
 )
+from idp_common.state.session_standing import decode_session
 from idp_common.web.guard import Caller, current_caller, requires
 
 __all__ = [
@@ -57,6 +65,7 @@ __all__ = [
     "included_two_factors",
     "recent_sign_in_guard",
     "requires_recent_sign_in",
+    "sign_in_is_anchored",
     "sign_in_is_recent",
     "step_up_challenge",
 ]
@@ -97,6 +106,24 @@ def sign_in_is_recent(
     return -CLOCK_SKEW_SECONDS <= age <= max_age
 
 
+def sign_in_is_anchored(caller: Caller) -> bool:
+    """The token's sign-in still counts: it stands on a live browser session of the caller
+    (the guard found it) whose sign-in, like the token's, is not older than the person's
+    last credential change, and the token was not obtained by exchange (``act``: a resource
+    API acting for the person cannot step up on their behalf)."""
+    if "act" in caller.claims or caller.session is None:
+        return False
+    session = decode_session(caller.session)
+    if session.user_id != caller.subject:
+        return False
+    if caller.credentials_changed_at is None:
+        return True
+    # whole seconds, as auth_time is: a sign-in within the second of the change counts
+    changed = math.floor(caller.credentials_changed_at)
+    token_time = caller.auth_time if isinstance(caller.auth_time, int) else 0
+    return session.auth_time >= changed and token_time >= changed
+
+
 def step_up_challenge(
     max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS, acr_values: tuple[str, ...] = ()
 ) -> str:
@@ -118,7 +145,8 @@ def check_recent_sign_in(
     with a secret (and, with ``two_factors``, with two factors)."""
     amr = caller.claims.get("amr")
     strong = included_two_factors(amr) if two_factors else included_a_secret(amr)
-    if sign_in_is_recent(caller.auth_time, now=now, max_age=max_age) and strong:
+    recent = sign_in_is_recent(caller.auth_time, now=now, max_age=max_age)
+    if recent and strong and sign_in_is_anchored(caller):
         return
     # Only an old sign-in of the right kind: exactly the spec's challenge. The wrong kind
     # of sign-in: the challenge also names the levels that will do (RFC 9470 §3).

@@ -24,6 +24,8 @@ from idp_common.passkeys.ceremony import RelyingParty
 from idp_common.protocol.caller_address import parse_trusted_networks
 from idp_common.state.passkey_ceremonies import PasskeyCeremonies
 from idp_common.state.ratelimit import RateLimiter
+from idp_common.state.redis_batch import RedisBatch
+from idp_common.state.session_standing import SessionStanding
 from idp_common.state.sessions import SessionStore
 from idp_common.storage.db.engine import create_engine, create_session_factory
 from idp_common.storage.db.hot_pool import HotPool
@@ -60,10 +62,21 @@ class Resources:
         return self.key_ring.current()
 
     @cached_property
+    def reads(self) -> RedisBatch:
+        """The application's plain Redis reads: those of one event-loop turn, whoever asks,
+        go to Redis as one ``MGET``."""
+        return RedisBatch(self.redis)
+
+    @cached_property
     def browser_sessions(self) -> SessionStore:
         """Browser sessions and sign-in challenges (Redis, under the settings' prefix);
         one store per application, so that its reads and writes are batched together."""
-        return SessionStore(self.redis, self.settings.redis_prefix)
+        return SessionStore(self.redis, self.settings.redis_prefix, self.reads)
+
+    @cached_property
+    def session_standing(self) -> SessionStanding:
+        """Whether the session a token was issued in still stands."""
+        return SessionStanding(self.redis, self.settings.redis_prefix, self.reads)
 
     @cached_property
     def passkey_ceremonies(self) -> PasskeyCeremonies:

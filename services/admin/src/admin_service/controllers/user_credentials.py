@@ -8,11 +8,16 @@ another administrator's credentials.
   with no body (or ``{}``) it removes the password, so the person can sign in again only
   through the emailed reset link. Either way (:mod:`idp_common.usecases.password_change`)
   every session ends with the logout fan-out (reason ``password_reset``) and every
-  refresh token of the person is revoked. 204.
+  refresh token of the person is revoked. 204. The person is told by mail
+  (:mod:`idp_common.operations.credential_notice`), as for every credential an
+  administrator removes here.
 - ``DELETE .../totp`` and ``DELETE .../face`` are idempotent (204 when there was none);
-  an unknown person is 404.
+  an unknown person is 404. Removing one ends every session of the person and marks
+  their credentials changed (:mod:`idp_common.usecases.credential_change`), so whoever
+  signed in with it is out, and their access tokens stop at once.
 - ``DELETE .../sessions`` ends browser sessions and the refresh tokens issued in them, as
-  a logout does; ``offline_access`` tokens not bound to a session stay valid.
+  a logout does, and marks the person's credentials changed: their access tokens stop at
+  once, and no sign-in from before steps up.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, delete, post
+from litestar import Controller, Response, delete, post
 from litestar.params import JSONBody
 from msgspec import Meta
 
@@ -30,7 +35,13 @@ from admin_service.authority import check_credential_change
 from admin_service.controllers.user_shared import CREDENTIAL_NOTE
 from admin_service.routes import Req, operation, reading, writing
 from admin_service.store import users as store
-from admin_service.user_sessions import audit_entry, end_sessions_of
+from admin_service.user_sessions import CREDENTIAL_REMOVED, audit_entry, end_sessions_of
+from idp_common.operations.credential_notice import (
+    Change,
+    Credential,
+    notice_of,
+    notice_task,
+)
 from idp_common.protocol.constants import SCOPE_IDP_USERS_WRITE as WRITE
 from idp_common.storage.repos.credentials import remove_totp
 from idp_common.storage.repos.face import delete_face_template
@@ -47,14 +58,34 @@ class PasswordReset(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     password: Password | None = None
 
 
-async def _clear(request: Req, user_id: str, remove: Remover, action: str, had: str) -> None:
+async def _clear(
+    request: Req,
+    user_id: str,
+    remove: Remover,
+    credentials: tuple[Credential, ...],
+    action: str,
+    had: str,
+) -> Response[None]:
     """Remove one credential of the person with ``remove`` and audit whether there was one
-    (detail key ``had``)."""
+    (detail key ``had``); when there was, the person is told after the answer."""
     async with writing(request) as write:
         user = await store.lock_user(write.session, user_id)
         await check_credential_change(request, write.session, user.id)
         existed = await remove(write.session, user.id)
-        write.audit(action, user.id, status_code=204, **{had: existed})
+        ended = (
+            await end_sessions_of(request, write.session, user.id, CREDENTIAL_REMOVED)
+            if existed
+            else 0
+        )
+        write.audit(action, user.id, status_code=204, **{had: existed, "sessionsEnded": ended})
+    if not existed:
+        return Response(None, status_code=204)
+    notices = [
+        notice_of(request, user.id, credential, "removed", by_administrator=True)
+        for credential in credentials
+    ]
+    task = notice_task(resources_of(request), *notices)
+    return Response(None, status_code=204, background=task)
 
 
 def _clearing(operation_id: str, summary: str, note: str = "") -> dict[str, Any]:
@@ -81,7 +112,7 @@ class UserCredentialsController(Controller):
     )
     async def reset_password(
         self, request: Req, user_id: str, data: JSONBody[PasswordReset | None] = None
-    ) -> None:
+    ) -> Response[None]:
         password = data.password if data is not None else None
         password_hash = None
         if password is not None:
@@ -103,13 +134,23 @@ class UserCredentialsController(Controller):
                 nats_prefix=resources.settings.nats_prefix,
                 audit=entry,
             )
+        change: Change = "changed" if password_hash is not None else "removed"
+        notice = notice_of(request, user.id, "password", change, by_administrator=True)
+        return Response(None, status_code=204, background=notice_task(resources, notice))
 
     @delete(
         "/{user_id:str}/totp",
         **_clearing("clearUserTotp", "Clear a user's authenticator (TOTP) and recovery codes"),
     )
-    async def clear_totp(self, request: Req, user_id: str) -> None:
-        await _clear(request, user_id, remove_totp, "user.clear_totp", "hadAuthenticator")
+    async def clear_totp(self, request: Req, user_id: str) -> Response[None]:
+        return await _clear(
+            request,
+            user_id,
+            remove_totp,
+            ("authenticator", "recovery_codes"),
+            "user.clear_totp",
+            "hadAuthenticator",
+        )
 
     @delete(
         "/{user_id:str}/face",
@@ -119,8 +160,10 @@ class UserCredentialsController(Controller):
             "Works whether or not the deployment has the face stack.",
         ),
     )
-    async def clear_face(self, request: Req, user_id: str) -> None:
-        await _clear(request, user_id, delete_face_template, "user.clear_face", "hadFace")
+    async def clear_face(self, request: Req, user_id: str) -> Response[None]:
+        return await _clear(
+            request, user_id, delete_face_template, ("face",), "user.clear_face", "hadFace"
+        )
 
     @delete(
         "/{user_id:str}/sessions",

@@ -5,24 +5,29 @@ as the self-service API shows them (:class:`idp_common.passkeys.wire.PasskeyRead
 - ``DELETE .../{passkey_id}`` (``idp:users:write``) is a credential change
   (:mod:`admin_service.authority`): a recent sign-in with a secret, and for another
   administrator two factors and every administration scope they hold. 204; an unknown
-  person or a passkey that is not theirs is 404. Audited ``user.remove_passkey``.
+  person or a passkey that is not theirs is 404. Every session of the person ends and their
+  credentials count as changed (:mod:`idp_common.usecases.credential_change`). Audited
+  ``user.remove_passkey``.
 """
 
 from __future__ import annotations
 
 import uuid
 
-from litestar import Controller, delete, get
+from litestar import Controller, Response, delete, get
 
 from admin_service.authority import check_credential_change
 from admin_service.controllers.user_shared import CREDENTIAL_NOTE
 from admin_service.routes import Req, operation, reading, writing
 from admin_service.store import users as store
+from admin_service.user_sessions import CREDENTIAL_REMOVED, end_sessions_of
 from idp_common.errors import NotFound
+from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.passkeys.wire import PasskeyList, passkey_read
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ as READ
 from idp_common.protocol.constants import SCOPE_IDP_USERS_WRITE as WRITE
 from idp_common.storage.repos import passkeys as repo
+from idp_common.web.caller import resources_of
 
 
 def _passkey_not_found() -> NotFound:
@@ -60,14 +65,20 @@ class UserPasskeysController(Controller):
             sensitive=True,
         ),
     )
-    async def remove_passkey(self, request: Req, user_id: str, passkey_id: str) -> None:
+    async def remove_passkey(self, request: Req, user_id: str, passkey_id: str) -> Response[None]:
         key = _passkey_key(passkey_id)
         async with writing(request) as write:
             user = await store.lock_user(write.session, user_id)
             await check_credential_change(request, write.session, user.id)
             if not await repo.delete_passkey(write.session, user.id, key):
                 raise _passkey_not_found()
-            write.audit("user.remove_passkey", user.id, status_code=204, passkeyId=str(key))
+            ended = await end_sessions_of(request, write.session, user.id, CREDENTIAL_REMOVED)
+            detail = {"passkeyId": str(key), "sessionsEnded": ended}
+            write.audit("user.remove_passkey", user.id, status_code=204, **detail)
+        notice = notice_of(request, user.id, "passkey", "removed", by_administrator=True)
+        return Response(
+            None, status_code=204, background=notice_task(resources_of(request), notice)
+        )
 
 
 ROUTES: list[type[Controller]] = [UserPasskeysController]

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any, Final
 
 import msgspec
-from litestar import Controller, Request, delete, get, put
+from litestar import Controller, Request, Response, delete, get, put
 
 from entity_service.controllers.media import avatar_store
 from entity_service.controllers.photo import PhotoUpload
@@ -34,6 +34,7 @@ from entity_service.own import READ, WRITE, audit_own, operation, read_image, re
 from entity_service.person import person_id, person_key
 from idp_common.face import FaceEngine
 from idp_common.face.template import seal_template
+from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.storage.repos.face import delete_face_template, get_face_template, put_face_template
 from idp_common.storage.repos.users import get_user
 from idp_common.usecases.published_photos import (
@@ -118,7 +119,7 @@ class FaceController(Controller):
             step_up=True,
         ),
     )
-    async def enroll(self, request: AnyRequest) -> FaceRead:
+    async def enroll(self, request: AnyRequest) -> Response[FaceRead]:
         engine = face_engine_of(request)
         require_face(engine)
         key = _secrets_key(request)
@@ -131,10 +132,11 @@ class FaceController(Controller):
             person = await person_id(session, str(person), lock=True)
             sealed = seal_template(embedding, key=key, user_id=person)
             row = await put_face_template(session, person, sealed)
-            audit_own(
-                request, session, person, "face.enroll", replaced=row.created_at != row.updated_at
-            )
-        return FaceRead(enrolled=True, enrolled_at=row.created_at, updated_at=row.updated_at)
+            replaced = row.created_at != row.updated_at
+            audit_own(request, session, person, "face.enroll", replaced=replaced)
+        answer = FaceRead(enrolled=True, enrolled_at=row.created_at, updated_at=row.updated_at)
+        notice = notice_of(request, person, "face", "changed" if replaced else "added")
+        return Response(answer, background=notice_task(resources, notice))
 
     @delete(
         status_code=204,
@@ -146,9 +148,9 @@ class FaceController(Controller):
             step_up=True,
         ),
     )
-    async def remove(self, request: AnyRequest) -> None:
+    async def remove(self, request: AnyRequest) -> Response[None]:
         require_face(face_engine_of(request))
-        await remove_own(request, delete_face_template, "face.delete", "hadFace")
+        return await remove_own(request, delete_face_template, ("face",), "face.delete", "hadFace")
 
 
 ROUTES = [FaceController]

@@ -26,14 +26,15 @@ import uuid
 from typing import Annotated, Any, Final
 
 import msgspec
-from litestar import Controller, Request, delete, get, patch, post
+from litestar import Controller, Request, Response, delete, get, patch, post
 from litestar.params import JSONBody, Parameter
 from msgspec import Meta
 
-from entity_service.own import READ, WRITE, audit_own, operation
+from entity_service.own import READ, WRITE, audit_own, credential_removed, operation
 from entity_service.person import person_id, the_person
 from entity_service.store import passkeys as store
 from idp_common.errors import FieldError, InvalidArgument
+from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.passkeys.ceremony import (
     PasskeyRejected,
     ceremony_challenge,
@@ -140,7 +141,9 @@ class PasskeysController(Controller):
             step_up=True,
         ),
     )
-    async def register(self, request: AnyRequest, data: JSONBody[PasskeyCreate]) -> PasskeyRead:
+    async def register(
+        self, request: AnyRequest, data: JSONBody[PasskeyCreate]
+    ) -> Response[PasskeyRead]:
         name = store.passkey_name(data.name)
         resources = resources_of(request)
         async with resources.sessions() as session:  # not a person: 404 before anything
@@ -174,7 +177,10 @@ class PasskeysController(Controller):
                 synced=record.backup_eligible,
                 aaguid=record.aaguid,
             )
-        return passkey_read(record)
+        notice = notice_of(request, person, "passkey", "added")
+        return Response(
+            passkey_read(record), status_code=201, background=notice_task(resources, notice)
+        )
 
     @patch(
         "/{passkey_id:str}",
@@ -205,19 +211,23 @@ class PasskeysController(Controller):
             "deleteOwnPasskey",
             "Remove one of your passkeys",
             WRITE,
-            "It no longer signs you in. A passkey that is not yours is a 404.",
+            "It no longer signs you in, and every other session of yours ends. A passkey "
+            "that is not yours is a 404.",
             step_up=True,
         ),
     )
-    async def remove(self, request: AnyRequest, passkey_id: PasskeyId) -> None:
+    async def remove(self, request: AnyRequest, passkey_id: PasskeyId) -> Response[None]:
         key = store.passkey_key(passkey_id)
-        async with resources_of(request).sessions.begin() as session:
+        resources = resources_of(request)
+        async with resources.sessions.begin() as session:
             person = await person_id(session, current_caller(request).subject, lock=True)
             if not await repo.delete_passkey(session, person, key):
                 raise store.passkey_not_found()
-            audit_own(
-                request, session, person, "passkey.removed", status_code=204, passkeyId=str(key)
-            )
+            ended = await credential_removed(request, session, person)
+            detail = {"passkeyId": str(key), "sessionsEnded": ended}
+            audit_own(request, session, person, "passkey.removed", status_code=204, **detail)
+        notice = notice_of(request, person, "passkey", "removed")
+        return Response(None, status_code=204, background=notice_task(resources, notice))
 
 
 def _registers(ceremony: Ceremony | None, person: uuid.UUID) -> bool:

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 import segno
-from litestar import Controller, Request, delete, get, post
+from litestar import Controller, Request, Response, delete, get, post
 from litestar.params import JSONBody
 from msgspec import Meta
 
@@ -36,6 +36,7 @@ from entity_service.own import READ, WRITE, audit_own, operation, remove_own
 from entity_service.person import person_id, the_person
 from idp_common.crypto.secretbox import SecretboxError, open_sealed, seal, totp_context
 from idp_common.errors import Conflict, FieldError, InvalidArgument, ServiceUnavailable
+from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.protocol import rfc6238_totp
 from idp_common.storage.repos import credentials as store
 from idp_common.web.caller import resources_of
@@ -170,7 +171,9 @@ class TotpController(Controller):
             step_up=True,
         ),
     )
-    async def confirm(self, request: AnyRequest, data: JSONBody[TotpConfirm]) -> TotpConfirmed:
+    async def confirm(
+        self, request: AnyRequest, data: JSONBody[TotpConfirm]
+    ) -> Response[TotpConfirmed]:
         resources = resources_of(request)
         key = _secrets_key(request)
         async with resources.sessions.begin() as session:
@@ -194,7 +197,11 @@ class TotpController(Controller):
             if confirmed_at is None:  # unreachable while the row lock is held
                 raise _not_pending(True)
             audit_own(request, session, person, "totp.confirm", recoveryCodes=len(codes))
-        return TotpConfirmed(confirmed_at=confirmed_at, recovery_codes=codes)
+        answer = TotpConfirmed(confirmed_at=confirmed_at, recovery_codes=codes)
+        added = [
+            notice_of(request, person, c, "added") for c in ("authenticator", "recovery_codes")
+        ]
+        return Response(answer, background=notice_task(resources, *added))
 
     @delete(
         status_code=204,
@@ -207,8 +214,14 @@ class TotpController(Controller):
             step_up=True,
         ),
     )
-    async def remove(self, request: AnyRequest) -> None:
-        await remove_own(request, store.remove_totp, "totp.delete", "hadAuthenticator")
+    async def remove(self, request: AnyRequest) -> Response[None]:
+        return await remove_own(
+            request,
+            store.remove_totp,
+            ("authenticator", "recovery_codes"),
+            "totp.delete",
+            "hadAuthenticator",
+        )
 
 
 ROUTES = [TotpController]

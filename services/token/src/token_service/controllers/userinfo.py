@@ -2,13 +2,13 @@
 
 The access token comes in ``Authorization: Bearer`` or, for POST, as the form field
 ``access_token`` (RFC 6750 §2.2); both at once is ``invalid_request`` (§2). It must be a
-valid access token of this provider for its API audience, not on the revocation list,
-and carry ``openid``.
+valid access token of this provider for its API audience that still stands (not
+revoked, its session not ended, its person and client still there:
+:mod:`idp_common.web.token_standing`), and carry ``openid``.
 
 - no token: 401, ``WWW-Authenticate: Bearer realm="idp", DPoP algs="..."`` (no error
   code, §3.1; RFC 9449 §7.1);
-- invalid, expired, revoked token, or one whose person no longer exists or is disabled:
-  401 ``invalid_token``;
+- invalid, expired token, or one that no longer stands: 401 ``invalid_token``;
 - a valid token without ``openid``: 403 ``insufficient_scope`` (RFC 6750 §3.1;
   docs/decisions.md).
 
@@ -22,7 +22,7 @@ token is bound to (``cnf.jkt``), for this method and public URL, carrying the to
 Claims: ``sub`` always; ``email``, ``email_verified`` with ``email``; ``name``,
 ``preferred_username``, ``picture``, ``updated_at`` with ``profile``; mapped profile fields
 with their ``claimScope``. The person is read through the worker's short cache, so a
-steady caller costs one Redis ``EXISTS`` and no Postgres query.
+steady caller costs the standing check's one shared Redis read and no Postgres query.
 
 The answer is JSON, unless the client the token was issued to registered
 ``userinfo_signed_response_alg`` (issue #24): then it is a JWT signed with that algorithm
@@ -105,9 +105,9 @@ async def _claims(
     except BadJwt as exc:
         raise InvalidToken(f"access token {exc.reason}") from exc
     note_client(request, claims.get("client_id"))  # CORS: the token's client's origins
-    jti = claims.get("jti")
-    if not isinstance(jti, str) or await ctx.revocations.is_revoked(jti):
-        raise InvalidToken("access token revoked")
+    standing = await ctx.token_standing.check(claims)
+    if standing.refusal is not None:
+        raise InvalidToken(f"access token {standing.refusal}")
     await check_resource_dpop(request, token=token, claims=claims, dpop_scheme=dpop, now=now)
     scopes = str(claims.get("scope", "")).split()
     if SCOPE_OPENID not in scopes:

@@ -23,7 +23,9 @@ One repository call spends the token (``rotate_refresh_token`` of
 ``idp_common.storage.repos.refresh_tokens``: usually one statement that also reads the
 person) and commits it; then :func:`accept_rotation` agrees and the new access token's
 ``jti`` is tracked in Redis, and if either refuses or fails the repository takes the
-rotation back (successor deleted, token un-spent). A reuse lists the grant's access
+rotation back (successor deleted, token un-spent). The browser session the token was
+issued in must still stand, and the refresh counts as its activity (:func:`keep_session`).
+A reuse lists the grant's access
 tokens as revoked before the family's revocation commits. So a Redis failure answers 503
 and the client's retry with the same token works (issue #19, attack 5;
 ``token_service.issuance``).
@@ -80,6 +82,19 @@ def accept_rotation(
     return scopes, found
 
 
+async def keep_session(deps: GrantDeps, old: RefreshTokenRecord) -> None:
+    """A person's token stands on the browser session it was issued in: when that ended
+    (however: logout, idle expiry, ...), ``invalid_grant``; else the refresh is the
+    session's activity, so a session an application keeps refreshing does not idle out."""
+    if old.user_id is None or not old.session_sid:
+        return
+    resources = deps.ctx.resources
+    session = await resources.session_standing.live_session(old.session_sid, extend_pointer=True)
+    if session is None:
+        raise InvalidGrant("the session this refresh token was issued in has ended")
+    await resources.browser_sessions.touch(session)
+
+
 def issued_scopes(scopes: list[str], client: ClientRecord, person: Person | None) -> list[str]:
     """The access token's scope: what was asked for, bounded by what the client and the
     person hold now."""
@@ -105,6 +120,7 @@ class RefreshTokenGrant:
         ) -> tuple[RefreshTokenRecord, list[str], Person | None]:
             check_refresh_binding(old.jkt, deps.dpop_jkt)  # RFC 9449 §5: a public client's key
             scopes, person = accept_rotation(old, found, requested)
+            await keep_session(deps, old)
             if targets is not None:  # RFC 8707 §2.2: within what the grant reaches
                 targets.select(issued_scopes(scopes, client, person))
             if old.grant_id is not None:

@@ -185,7 +185,10 @@ class SignInFacts(msgspec.Struct, frozen=True, kw_only=True):
 async def sign_in_facts(session: AsyncSession, email: str) -> SignInFacts | None:
     """The account an email names (case-insensitively), its password hash, whether it
     has a confirmed authenticator, an enrolled face and a usable passkey; one statement
-    instead of five."""
+    instead of five. No address holds NUL (PostgreSQL text cannot): such an email names no
+    account, and the database is not asked."""
+    if "\x00" in email:
+        return None
     passkey = (
         select(Passkey.id)
         .where(Passkey.user_id == User.id, Passkey.clone_suspected_at.is_(None))
@@ -332,3 +335,29 @@ async def set_ui_locale(session: AsyncSession, user_id: uuid.UUID, locale: str |
         .returning(User.id)
     )
     return (await session.execute(statement)).scalar_one_or_none() is not None
+
+
+# --- what ends earlier tokens (docs/security.md "Tokens end when what they stand for ends") -
+
+
+async def mark_credentials_changed(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """Record that the person's credentials changed now (``credentials_changed_at``, the
+    transaction's time): a sign-in from before it cannot step up, and a token about the
+    person issued before it without a session is refused. Not a profile change:
+    ``updated_at`` (the OIDC claim) stays. Nothing happens when the person is absent."""
+    statement = (
+        update(User)
+        .where(User.id == user_id)
+        .values(credentials_changed_at=func.now(), updated_at=User.updated_at)
+    )
+    await session.execute(statement)
+
+
+async def get_credentials_changed_at(
+    session: AsyncSession, user_id: uuid.UUID | str
+) -> datetime | None:
+    """When the person's credentials last changed (None: never, or no such person)."""
+    key = parse_user_id(user_id)
+    if key is None:
+        return None
+    return await session.scalar(select(User.credentials_changed_at).where(User.id == key))

@@ -72,6 +72,9 @@ class Client(Base):
     backchannel_logout_uri: Mapped[str | None]
     grant_types: Mapped[list[str]]
     skip_consent: Mapped[bool] = mapped_column(server_default=false())
+    #: Switched off by an administrator (migration 0018): no sign-in, no token, and the
+    #: tokens it holds stop.
+    disabled: Mapped[bool] = mapped_column(server_default=false())
     id_token_signed_response_alg: Mapped[str] = mapped_column(server_default=text("'RS256'"))
     userinfo_signed_response_alg: Mapped[str | None]
     token_endpoint_auth_method: Mapped[str] = mapped_column(

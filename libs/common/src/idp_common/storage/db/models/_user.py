@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Index, false, func, text
+from sqlalchemy import DateTime, Index, false, func, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ._base import Base, created_at, updated_at, uuid_pk
@@ -48,5 +48,8 @@ class User(Base):
     external_id: Mapped[str | None] = mapped_column(index=True)
     #: The language the person chose for the pages and mails (migration 0016; NULL: none).
     ui_locale: Mapped[str | None]
+    #: The last change of the person's credentials that ends what was issued before it
+    #: (migration 0018; NULL: none): sign-ins before it cannot step up.
+    credentials_changed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = created_at()
     updated_at: Mapped[datetime] = updated_at()

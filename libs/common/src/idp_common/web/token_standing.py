@@ -1,0 +1,197 @@
+"""Whether a validated access token still stands: the one check of the provider's own
+API (the bearer guard of ``/admin/*``, ``/entity/*``, ``/scim/v2/*``), userinfo,
+introspection and the token exchange's subject token (docs/security.md "Tokens end when
+what they stand for ends").
+
+A token stands while everything it was issued on stands:
+
+- its ``jti`` is not on the revocation list (:mod:`idp_common.state.revocation`);
+- the browser session it was issued in (``sid``) still exists, whatever ended it: logout,
+  the person or an administrator, a password change, a credential removed elsewhere, idle
+  expiry (:mod:`idp_common.state.session_standing`);
+- the person it speaks for exists and is not disabled; a token about the person issued
+  without a session (none is any more) must be younger than their last credential change;
+- the client it was issued to exists, is not disabled, and still holds every scope of the
+  token (an exchanged token, ``act``, holds its target APIs' scopes, not its client's).
+
+Cost. The Redis part is one ``MGET`` per event-loop turn, shared by every request of the
+turn and with the application's other plain reads: the revocation entry, the session, and
+the ``users`` and ``clients`` change stamps (:mod:`idp_common.state.change_stamp`). The
+person's and the client's facts come from PostgreSQL once and are kept by each worker,
+the person's for :data:`PERSON_SECONDS`, the client's for :data:`CLIENT_SECONDS`; every
+worker forgets all of them as soon as the matching stamp moves, which every write of a
+person's state or of a client bumps after its commit. So a token that stands costs one
+shared Redis round trip and no query, and a change is seen on the next request by every
+replica. Failing closed: a Redis or database error propagates (the caller answers 503),
+an unreadable fact never counts as standing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, Generic, NamedTuple, TypeVar
+
+from idp_common.state.change_stamp import CLIENTS, USERS, StampWatch
+from idp_common.state.revocation import RevocationList
+from idp_common.storage.repos.clients import ClientStanding, client_standing
+from idp_common.storage.repos.permissions import PersonStanding, person_standing
+from idp_common.web.resources import Resources
+
+__all__ = ["Standing", "TokenStanding", "person_of"]
+
+#: How long a worker keeps a person's facts without a stamp change (a missed bump).
+PERSON_SECONDS: Final = 5.0
+#: How long a worker keeps a client's facts without a stamp change (a missed bump).
+CLIENT_SECONDS: Final = 60.0
+_CAPACITY: Final = 10_000
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Standing(NamedTuple):
+    """The verdict: ``refusal`` (None: the token stands), the JSON of the live session it
+    stands on (recent sign-in reads it) and the person's last credential change."""
+
+    refusal: str | None
+    session: bytes | None = None
+    credentials_changed_at: float | None = None
+
+
+def person_of(claims: dict[str, Any]) -> uuid.UUID | None:
+    """The person a token speaks for: ``sub`` when it is a user id and not the client's
+    own id (a client-credentials token)."""
+    subject = claims.get("sub")
+    if not isinstance(subject, str) or subject == claims.get("client_id"):
+        return None
+    try:
+        return uuid.UUID(subject)
+    except ValueError:
+        return None
+
+
+class _Facts(Generic[K, V]):
+    """A worker's copy of facts read from PostgreSQL, forgotten when their stamp moves.
+    A load under way when the stamp moves is answered but not kept (it may have read the
+    state from before the change)."""
+
+    def __init__(self, stamp: StampWatch, seconds: float) -> None:
+        self.stamp = stamp
+        self._seconds = seconds
+        self._entries: dict[K, tuple[float, V]] = {}
+        self._epoch = 0
+
+    def observe(self, stamp_value: bytes | None) -> None:
+        if self.stamp.observe(stamp_value):
+            self._entries.clear()
+            self._epoch += 1
+
+    async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
+        now = time.monotonic()
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] > now:
+            return entry[1]
+        epoch = self._epoch
+        value = await load()
+        if epoch == self._epoch:
+            if len(self._entries) >= _CAPACITY:
+                self._entries.clear()
+            self._entries[key] = (now + self._seconds, value)
+        return value
+
+
+class TokenStanding:
+    """One per application (see the module)."""
+
+    def __init__(self, resources: Resources) -> None:
+        prefix = resources.settings.redis_prefix
+        reads = resources.reads
+        self._resources = resources
+        self._reads = reads
+        self._revocations = RevocationList(resources.redis, prefix, reads)
+        self._sessions = resources.session_standing
+        self._people: _Facts[uuid.UUID, PersonStanding] = _Facts(
+            StampWatch(reads, prefix, USERS), PERSON_SECONDS
+        )
+        self._clients: _Facts[str, ClientStanding | None] = _Facts(
+            StampWatch(reads, prefix, CLIENTS), CLIENT_SECONDS
+        )
+
+    async def check(self, claims: dict[str, Any]) -> Standing:
+        """The verdict on a token whose signature, issuer, audience and expiry hold."""
+        shape = _shape(claims)
+        if isinstance(shape, str):
+            return Standing(shape)
+        jti, client_id, person, sid = shape
+        revoked, session = await self._read(jti, sid)
+        if revoked:
+            return Standing("revoked")
+        if sid is not None and session is None:
+            return Standing("session ended")
+        refusal = await self._client_refusal(client_id, claims)
+        if refusal is not None or person is None:
+            return Standing(refusal)
+        return await self._person_verdict(person, claims, session)
+
+    async def _person_verdict(
+        self, person: uuid.UUID, claims: dict[str, Any], session: bytes | None
+    ) -> Standing:
+        facts = await self._people.get(person, lambda: self._load_person(person))
+        if not facts.active:
+            return Standing("subject inactive")
+        changed = facts.credentials_changed_at
+        # whole seconds, as ``iat`` is
+        if session is None and changed is not None and _issued_at(claims) < math.floor(changed):
+            return Standing("issued before the credentials changed")
+        return Standing(None, session, changed)
+
+    async def _read(self, jti: str, sid: str | None) -> tuple[bool, bytes | None]:
+        """(revoked, the live session's JSON) from the one shared read; the stamps seen
+        on the way make the workers' copies of facts forget what changed."""
+        keys = [self._revocations.jti_key(jti), self._people.stamp.key, self._clients.stamp.key]
+        if sid is not None:
+            keys.append(self._sessions.session_key(sid))
+        values = await asyncio.gather(*(self._reads.get(key) for key in keys))
+        self._people.observe(values[1])
+        self._clients.observe(values[2])
+        session = await self._sessions.follow(sid, values[3]) if sid is not None else None
+        return values[0] is not None, session
+
+    async def _client_refusal(self, client_id: str, claims: dict[str, Any]) -> str | None:
+        client = await self._clients.get(client_id, lambda: self._load_client(client_id))
+        if client is None:
+            return "client gone"
+        if client.disabled:
+            return "client disabled"
+        if "act" not in claims and not set(str(claims.get("scope", "")).split()) <= client.scopes:
+            return "scope withdrawn from the client"
+        return None
+
+    async def _load_person(self, person: uuid.UUID) -> PersonStanding:
+        async with self._resources.hot.connection() as conn:
+            return await person_standing(conn, person)
+
+    async def _load_client(self, client_id: str) -> ClientStanding | None:
+        async with self._resources.hot.connection() as conn:
+            return await client_standing(conn, client_id)
+
+
+def _shape(claims: dict[str, Any]) -> str | tuple[str, str, uuid.UUID | None, str | None]:
+    """(jti, client_id, the person, the sid a person's token stands on), or why not."""
+    jti, client_id, sid = claims.get("jti"), claims.get("client_id"), claims.get("sid")
+    if not isinstance(jti, str) or not jti:
+        return "without jti"
+    if not isinstance(client_id, str) or not client_id:
+        return "without client_id"
+    person = person_of(claims)
+    on_session = person is not None and isinstance(sid, str) and bool(sid)
+    return jti, client_id, person, sid if on_session else None
+
+
+def _issued_at(claims: dict[str, Any]) -> float:
+    iat = claims.get("iat")
+    return float(iat) if isinstance(iat, int | float) and not isinstance(iat, bool) else 0.0
