@@ -27,7 +27,7 @@ def enrol_face(stack: Stack, person: TestUser, photo: str = "obama1.jpg") -> Non
     try:
         answer = httpx.put(
             stack.proxy_url + "/entity/face",
-            headers={"Authorization": f"Bearer {api.token()}"},
+            headers={"Authorization": f"Bearer {api.token(**api.write_claims())}"},
             files={"file": (photo, face(photo), "image/jpeg")},
             timeout=30,
         )

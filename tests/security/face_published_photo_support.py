@@ -13,6 +13,7 @@ from PIL import Image
 
 from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness import oidc, records, tokens
+from tests.harness.api import signed_in_session
 from tests.harness.faces import face
 from tests.harness.stack import Stack
 
@@ -96,8 +97,14 @@ PASSWORD = {"amr": ["pwd"], "acr": "urn:idp:acr:1fa"}
 
 
 def call(stack: Stack, admin: str, method: str, path: str, json: Any = None, **claims: Any):
+    """As ``admin``, signed in on a live session (``claims`` say how and when)."""
+    session = {"sid": signed_in_session(stack, admin)}
     token = tokens.mint(
-        stack.key_dir, issuer=stack.issuer, scopes=ADMIN_SCOPES, subject=admin, **claims
+        stack.key_dir,
+        issuer=stack.issuer,
+        scopes=ADMIN_SCOPES,
+        subject=admin,
+        **{**session, **claims},
     )
     headers = {"Authorization": f"Bearer {token}", "X-Forwarded-For": "198.18.2.2"}
     return httpx.request(

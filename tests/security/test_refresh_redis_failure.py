@@ -19,15 +19,19 @@ too.
 
 from __future__ import annotations
 
+import secrets
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
+import msgspec
 import pytest
 import redis
 
+from idp_common.protocol.oidc_core_claims import session_sid
+from idp_common.state.sessions import BrowserSession
 from tests.harness import infra, records
 from tests.harness.stack import Process, Stack
 from tests.integration import token_fixtures as tf
@@ -99,10 +103,35 @@ def person(stack: Stack) -> tf.Person:
     return tf.create_person(stack)
 
 
-def _exchange(stack: Stack, http: httpx.Client, app: tf.AppClient, person: tf.Person) -> str:
+def _code(
+    stack: Stack, service: Service, app: tf.AppClient, person: tf.Person, challenge: str
+) -> str:
+    """A code issued in a live session, which the service's own Redis holds too (the
+    refresh tokens it buys stand on that session)."""
+    cookie = secrets.token_urlsafe(16)
+    code = tf.create_code(
+        stack, app, person, challenge=challenge, scope="openid offline_access", session_id=cookie
+    )
+    now = int(time.time())
+    sid = session_sid(cookie)
+    record = BrowserSession(
+        sid=sid,
+        user_id=str(person.id),
+        auth_time=now,
+        amr=["pwd"],
+        acr="urn:idp:acr:1fa",
+        created_at=now,
+        last_seen=now,
+    )
+    key = f"{stack.env['SVC_REDIS_PREFIX']}session:{sid}"
+    service.redis.client.set(key, msgspec.json.encode(record), ex=3600)
+    return code
+
+
+def _exchange(stack: Stack, service: Service, app: tf.AppClient, person: tf.Person) -> str:
     verifier, challenge = tf.pkce_pair()
-    code = tf.create_code(stack, app, person, challenge=challenge, scope="openid offline_access")
-    tokens = tf.exchange(http, app, code, verifier=verifier)
+    code = _code(stack, service, app, person, challenge)
+    tokens = tf.exchange(service.http, app, code, verifier=verifier)
     assert tokens.status_code == 200, tokens.text
     return str(tokens.json()["refresh_token"])
 
@@ -124,7 +153,7 @@ def _assert_unavailable(response: httpx.Response) -> None:
 def test_a_refresh_that_redis_refuses_leaves_the_old_token_usable(
     stack: Stack, service: Service, app: tf.AppClient, person: tf.Person
 ) -> None:
-    old = _exchange(stack, service.http, app, person)
+    old = _exchange(stack, service, app, person)
     service.redis.refuse_writes()
     failed = tf.refresh(service.http, app, old)
     service.redis.accept_writes()
@@ -146,7 +175,7 @@ def test_a_code_exchange_that_redis_refuses_is_not_taken_for_a_replay(
     stack: Stack, service: Service, app: tf.AppClient, person: tf.Person
 ) -> None:
     verifier, challenge = tf.pkce_pair()
-    code = tf.create_code(stack, app, person, challenge=challenge, scope="openid offline_access")
+    code = _code(stack, service, app, person, challenge)
     service.redis.refuse_writes()
     failed = tf.exchange(service.http, app, code, verifier=verifier)
     service.redis.accept_writes()
@@ -164,7 +193,7 @@ def test_a_reuse_that_redis_refuses_is_revoked_when_retried(
 ) -> None:
     """Reuse must revoke the family and the grant's access tokens together: when Redis
     cannot list the access tokens, nothing is committed and the retry does both."""
-    old = _exchange(stack, service.http, app, person)
+    old = _exchange(stack, service, app, person)
     rotated = tf.refresh(service.http, app, old).json()
     service.redis.refuse_writes()
     failed = tf.refresh(service.http, app, old)
@@ -182,7 +211,7 @@ def test_without_redis_the_oauth_endpoints_answer_503_never_500(
     stack: Stack, service: Service, app: tf.AppClient, person: tf.Person
 ) -> None:
     http = service.http
-    old = _exchange(stack, http, app, person)
+    old = _exchange(stack, service, app, person)
     access = tf.refresh(http, app, old).json()
     verifier, challenge = tf.pkce_pair()
     code = tf.create_code(stack, app, person, challenge=challenge)

@@ -44,7 +44,12 @@ def template_rows(stack: Stack, person: records.TestUser) -> list[dict[str, obje
 
 
 def actions(stack: Stack, person: records.TestUser) -> list[object]:
-    rows = query(stack, "SELECT action FROM audit_events WHERE target = $1 ORDER BY id", person.id)
+    """The face actions audited about ``person`` (the notices they cause are rows too)."""
+    rows = query(
+        stack,
+        "SELECT action FROM audit_events WHERE target = $1 AND action LIKE 'face.%' ORDER BY id",
+        person.id,
+    )
     return [r["action"] for r in rows]
 
 

@@ -37,8 +37,12 @@ from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from idp_common.state.change_stamp import CLIENTS, USERS, StampWatch
 from idp_common.state.revocation import RevocationList
-from idp_common.storage.repos.clients import ClientStanding, client_standing
-from idp_common.storage.repos.permissions import PersonStanding, person_standing
+from idp_common.storage.repos.standing import (
+    ClientStanding,
+    PersonStanding,
+    client_standing,
+    person_standing,
+)
 from idp_common.web.resources import Resources
 
 __all__ = ["Standing", "TokenStanding", "person_of"]

@@ -46,7 +46,6 @@ from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.protocol.constants import CLIENT_AUTH_SECRET_JWT, CLIENT_TYPE_CONFIDENTIAL
 from idp_common.protocol.fetch_cors import effective_web_origins
 from idp_common.protocol.oidc_core_claims import digest
-from idp_common.storage.db.engine import DriverConnection
 from idp_common.storage.db.models import Client, ClientScope, ClientSecret, Scope
 from idp_common.storage.repos.catalogue import add_links, replace_links, rows_by_owner
 from idp_common.storage.repos.client_shapes import (
@@ -151,32 +150,6 @@ async def client_scope_values(session: AsyncSession, client_id: str) -> frozense
         .where(Client.client_id == client_id)
     )
     return frozenset(rows)
-
-
-class ClientStanding(msgspec.Struct, frozen=True):
-    """What the tokens issued to a client stand on: whether an administrator switched it
-    off, and the scopes it may hold now."""
-
-    disabled: bool
-    scopes: frozenset[str]
-
-
-_CLIENT_STANDING = (
-    "SELECT c.disabled, ARRAY(SELECT s.value FROM client_scopes cs "
-    "JOIN scopes s ON s.id = cs.scope_id WHERE cs.client_pk = c.id) "
-    "FROM clients c WHERE c.client_id = $1"
-)
-
-
-async def client_standing(conn: DriverConnection, client_id: str) -> ClientStanding | None:
-    """One indexed read on an asyncpg connection of the hot pool; None when no client has
-    this ``client_id`` (deleted, or never; an id with NUL names none)."""
-    if "\x00" in client_id:
-        return None
-    row = await conn.fetchrow(_CLIENT_STANDING, client_id)
-    if row is None:
-        return None
-    return ClientStanding(disabled=bool(row[0]), scopes=frozenset(row[1]))
 
 
 def default_auth_method(client_type: str, settings: ClientSettings) -> str:

@@ -5,9 +5,8 @@ Effective scopes: direct grants, plus scopes of the person's roles, plus scopes 
 the person's groups, plus the self-service scopes every person holds. The administration
 API explains them here; the self-service API can show the same.
 
-:func:`person_standing` is the bearer guard's question: may this person's access token
-still be used (the person exists and is not disabled), and since when do their earlier
-sign-ins and session-less tokens no longer count (``credentials_changed_at``).
+:func:`person_is_active`: does the person exist and is not disabled (the question a
+token's standing asks with more, :mod:`idp_common.storage.repos.standing`).
 
 :func:`list_scope_sources` reads every grant path in one ``UNION ALL`` query, whatever
 the number of roles and groups (no query per role or group). The set of scope values it
@@ -38,26 +37,18 @@ from idp_common.storage.db.models import (
     UserRole,
     UserScope,
 )
+from idp_common.storage.repos.standing import person_standing
 
 __all__ = [
     "DefaultSource",
     "DirectSource",
     "EffectiveScope",
     "GroupSource",
-    "PersonStanding",
     "RoleSource",
     "ScopeSource",
     "list_scope_sources",
     "person_is_active",
-    "person_standing",
 ]
-
-#: Plain SQL for the hot pool (asyncpg): the guard asks it of every person's token whose
-#: answer it does not hold (``idp_common.web.guard``).
-_PERSON_STANDING = (
-    "SELECT NOT disabled, extract(epoch FROM credentials_changed_at)::float8 "
-    "FROM users WHERE id = $1"
-)
 
 
 class DirectSource(msgspec.Struct, frozen=True, tag="direct", tag_field="kind"):
@@ -163,23 +154,6 @@ def _source_order(source: ScopeSource) -> tuple[int, str, str]:
     if isinstance(source, DirectSource):
         return (0, "", "")
     return (3, "", "")
-
-
-class PersonStanding(msgspec.Struct, frozen=True):
-    """What a person's access tokens stand on: the person is ``active`` (exists, not
-    disabled); ``credentials_changed_at`` in epoch seconds (None: never changed)."""
-
-    active: bool
-    credentials_changed_at: float | None
-
-
-async def person_standing(conn: DriverConnection, user_id: uuid.UUID) -> PersonStanding:
-    """One primary-key read on an asyncpg connection of the hot pool, outside any
-    transaction; an absent person is not active."""
-    row = await conn.fetchrow(_PERSON_STANDING, user_id)
-    if row is None:
-        return PersonStanding(active=False, credentials_changed_at=None)
-    return PersonStanding(active=bool(row[0]), credentials_changed_at=row[1])
 
 
 async def person_is_active(conn: DriverConnection, user_id: uuid.UUID) -> bool:

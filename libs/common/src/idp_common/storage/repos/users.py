@@ -351,13 +351,3 @@ async def mark_credentials_changed(session: AsyncSession, user_id: uuid.UUID) ->
         .values(credentials_changed_at=func.now(), updated_at=User.updated_at)
     )
     await session.execute(statement)
-
-
-async def get_credentials_changed_at(
-    session: AsyncSession, user_id: uuid.UUID | str
-) -> datetime | None:
-    """When the person's credentials last changed (None: never, or no such person)."""
-    key = parse_user_id(user_id)
-    if key is None:
-        return None
-    return await session.scalar(select(User.credentials_changed_at).where(User.id == key))
