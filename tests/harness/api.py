@@ -11,9 +11,9 @@ of a person's token must be a person who exists and is not disabled, grants give
 that person holds, and sensitive writes need a recent sign-in. :func:`create_administrator`
 writes a real person holding given scopes, and :data:`TWO_FACTOR_SIGN_IN` are the claims
 of a sign-in with a password and a one-time code; an :class:`ApiClient` with
-``fresh_sign_in`` stamps ``auth_time`` at each token it mints, and gives it a live browser
-session of the actor to stand on (a sign-in counts for a sensitive change only while its
-session stands).
+``fresh_sign_in`` stamps ``auth_time`` at each token it mints, and gives a write's token a
+live browser session of the actor to stand on (a sign-in counts for a sensitive change only
+while its session stands).
 """
 
 from __future__ import annotations
@@ -117,11 +117,7 @@ class ApiClient:
         self.client.close()
 
     def token(self, scopes: Sequence[str] | None = None, **claims: Any) -> str:
-        signed_in: dict[str, Any] = {}
-        if self.fresh_sign_in and "sid" not in {**self.claims, **claims}:
-            signed_in = {"auth_time": int(time.time())}
-            if _is_person(self.actor):
-                signed_in["sid"] = signed_in_session(self.stack, self.actor)
+        signed_in = {"auth_time": int(time.time())} if self.fresh_sign_in else {}
         return tokens.mint(
             self.stack.key_dir,
             issuer=self.stack.issuer,
@@ -131,8 +127,12 @@ class ApiClient:
         )
 
     def write_claims(self) -> dict[str, Any]:
-        """Claims the tokens of writes carry besides :attr:`claims` (none here)."""
-        return {}
+        """Claims the tokens of writes carry besides :attr:`claims`: with ``fresh_sign_in``,
+        a person's write stands on a browser session signed in just now (a sensitive change
+        needs one). Reads carry none, so they add no session to what a test counts."""
+        if not self.fresh_sign_in or "sid" in self.claims or not _is_person(self.actor):
+            return {}
+        return {"sid": signed_in_session(self.stack, self.actor)}
 
     def call(
         self,

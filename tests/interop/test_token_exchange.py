@@ -177,7 +177,9 @@ def _minted(stack: Stack, s: Setting, **claims: Any) -> str:
         issuer=stack.issuer,
         scopes=[s.orders.scope, s.billing.scope],
         subject=s.person.id,
-        **{"aud": [f"{stack.issuer}/api", s.orders.audience], **claims},
+        # as the front application's token: its client holds these scopes
+        **{"aud": [f"{stack.issuer}/api", s.orders.audience], "client_id": s.front.client_id}
+        | claims,
     )
 
 

@@ -58,6 +58,8 @@ def reach(stack: Stack, cookie: str, client: records.TestClient) -> None:
 
 def test_profile_email_and_password(stack: Stack, entity_api: EntityApi, person: TestUser) -> None:
     me = person.id
+    cookie, session = create_browser_session(stack, me)
+    entity_api.claims["sid"] = session.sid  # the person's one session, where they act
     profile = entity_api.patch("/entity/profile", json={"displayName": "Ada L."})
     assert profile.status_code == 200, profile.text
     assert one(stack, me, "user.profile_changed") == {
@@ -73,7 +75,6 @@ def test_profile_email_and_password(stack: Stack, entity_api: EntityApi, person:
     assert one(stack, me, "user.updated") == {"user_id": me, "actor": me, "fields": ["email"]}
 
     app = create_client(stack, skip_consent=True)
-    cookie, session = create_browser_session(stack, me)
     reach(stack, cookie, app)
     changed = entity_api.post(
         "/entity/credentials/password",
@@ -128,6 +129,7 @@ def test_authenticator_enrolled_when_confirmed_and_removed(
     recovery = confirmed.json()["recoveryCodes"]
     assert one(stack, me, "user.authenticator_enrolled") == {"user_id": me, "actor": me}
     assert entity_api.delete("/entity/totp").status_code == 204
+    entity_api.sign_in_again()  # a removal is a credential change: sign in before the next
     assert entity_api.delete("/entity/totp").status_code == 204  # nothing left: no event
     assert one(stack, me, "user.authenticator_removed") == {"user_id": me, "actor": me}
     assert types_about(stack, me) == ["user.authenticator_enrolled", "user.authenticator_removed"]
@@ -162,7 +164,12 @@ def test_passkey_enrolled_and_removed_by_an_administrator(
         "actor": actor,
         "passkey_id": passkey,
     }
-    assert types_about(stack, me) == ["user.passkey_enrolled", "user.passkey_removed"]
+    # the administrator's removal also ended the person's session it was registered from
+    assert types_about(stack, me) == [
+        "user.passkey_enrolled",
+        "session.ended",
+        "user.passkey_removed",
+    ]
     assert_no_secret(stack, me, credential["id"], credential["response"]["attestationObject"])
 
 
@@ -198,6 +205,7 @@ def test_face_enrolled_and_removed(stack: Stack, entity_api: EntityApi, person: 
     assert enrolled.status_code == 200, enrolled.text
     assert one(stack, me, "user.face_enrolled") == {"user_id": me, "actor": me, "replaced": False}
     assert entity_api.delete("/entity/face").status_code == 204
+    entity_api.sign_in_again()  # a removal is a credential change: sign in before the next
     assert entity_api.delete("/entity/face").status_code == 204
     assert one(stack, me, "user.face_removed") == {"user_id": me, "actor": me}
     assert types_about(stack, me) == ["user.face_enrolled", "user.face_removed"]

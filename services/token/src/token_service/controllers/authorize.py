@@ -36,6 +36,7 @@ and ``prompt=none`` store no challenge and are not counted.
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from datetime import UTC, datetime
@@ -79,7 +80,7 @@ from token_service.browser import browser_parameters, error_page, error_redirect
 from token_service.context import token_context
 from token_service.limits import challenge_retry_after
 from token_service.openapi_doc import AuthorizeOperation
-from token_service.repos.people import authorize_view
+from token_service.repos.people import AuthorizeView, authorize_view
 from token_service.resource_indicators import narrow_request
 
 
@@ -180,11 +181,11 @@ async def decide(
     )
     user_id = _user_id(session.user_id) if usable and session else None
     view = await authorize_view(resources.hot, user_id, client.pk) if user_id else None
-    if session is None or view is None or view[0].claims.user.disabled:
+    if session is None or view is None or not _still_signed_in(view, session.auth_time, req):
         if req.no_interaction:
             raise LoginRequired("the person must sign in")
         return await to_sign_in(request, resources, req, None, status)
-    person, consented = view
+    person, consented, _ = view
     granted = narrow_scope(req.scopes, client.scopes, set(person.scopes))
     if not granted:
         raise InvalidScope("none of the requested scopes may be granted")
@@ -193,6 +194,16 @@ async def decide(
             raise ConsentRequired("the person must approve this application")
         return await to_sign_in(request, resources, req, session, status)
     return await issue_code(resources, client, req, session, granted, status)
+
+
+def _still_signed_in(view: AuthorizeView, auth_time: int, req: AuthorizationRequest) -> bool:
+    """The session's sign-in still counts: the person is enabled, and when the client asks
+    for a recent one (``max_age``) it is not older than their last credential change (a
+    session kept while its person removed a factor signs in again to step up)."""
+    if view.person.claims.user.disabled:
+        return False
+    changed = view.credentials_changed_at
+    return req.max_age is None or changed is None or auth_time >= math.floor(changed)
 
 
 def _user_id(value: str) -> uuid.UUID | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 from sqlalchemy import select
@@ -92,7 +92,8 @@ PERSON_COLUMNS: Final = (
 
 _LOAD_PERSON: Final = f"SELECT {PERSON_COLUMNS} FROM users AS u WHERE u.id = $1"  # noqa: S608
 _AUTHORIZE_VIEW: Final = f"""
-SELECT {PERSON_COLUMNS}, {CONSENTED_SCOPES_SQL.format(user="u.id", client="$2")}
+SELECT {PERSON_COLUMNS}, extract(epoch FROM u.credentials_changed_at)::float8,
+    {CONSENTED_SCOPES_SQL.format(user="u.id", client="$2")}
 FROM users AS u WHERE u.id = $1
 """  # noqa: S608 - fixed text, values are parameters
 _SELF_SERVICE: Final = frozenset(SELF_SERVICE_SCOPES)
@@ -135,16 +136,26 @@ class _PersonRead:
 PERSON: Final = _PersonRead()
 
 
+class AuthorizeView(NamedTuple):
+    """What ``/oauth2/authorize`` needs about the signed-in person: them, the scopes they
+    consented to for the client, and when their credentials last changed (epoch seconds,
+    None: never): a sign-in from before it does not meet a ``max_age``."""
+
+    person: Person
+    consented: set[str]
+    credentials_changed_at: float | None
+
+
 async def authorize_view(
     pool: HotPool, user_id: uuid.UUID, client_pk: uuid.UUID
-) -> tuple[Person, set[str]] | None:
-    """(the person, the scopes they consented to for ``client_pk``); None if absent."""
+) -> AuthorizeView | None:
+    """The person's :class:`AuthorizeView` for ``client_pk``; None if absent."""
     async with pool.connection() as conn:
         row = await conn.fetchrow(_AUTHORIZE_VIEW, user_id, client_pk)
     person = None if row is None else person_from_row(row)
     if row is None or person is None:
         return None
-    return person, set(row[-1] or ())
+    return AuthorizeView(person, set(row[-1] or ()), row[-2])
 
 
 async def scope_audiences(session: AsyncSession, values: Collection[str]) -> list[tuple[str, str]]:
