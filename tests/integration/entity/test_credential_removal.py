@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import time
 
+import httpx
 import pyotp
 import pytest
 
 from idp_common.protocol.constants import ADMIN_SCOPES
 from tests.harness.api import TWO_FACTOR_SIGN_IN, ApiClient, create_administrator
 from tests.harness.records import (
+    TestClient,
     TestUser,
     create_browser_session,
     create_client,
@@ -59,6 +61,27 @@ def notices(stack: Stack, person: TestUser, count: int) -> list[tuple[str, str, 
         time.sleep(0.1)
 
 
+def authorize(stack: Stack, app: TestClient, cookie: str, **extra: str) -> str:
+    """Where ``/oauth2/authorize`` sends the browser of ``cookie`` for ``app``."""
+    params = {
+        "response_type": "code",
+        "client_id": app.client_id,
+        "redirect_uri": app.redirect_uri,
+        "scope": "openid",
+        "state": "s",
+        "nonce": "n",
+        **extra,
+    }
+    answer = httpx.get(
+        stack.proxy_url + "/oauth2/authorize",
+        params=params,
+        headers={"Cookie": f"svc_session={cookie}"},
+        timeout=15,
+    )
+    assert answer.status_code in (302, 303), answer.text
+    return str(answer.headers["location"])
+
+
 def changed_at(stack: Stack, person: TestUser) -> object:
     rows = query(stack, "SELECT credentials_changed_at FROM users WHERE id = $1", person.id)
     return rows[0]["credentials_changed_at"]
@@ -69,7 +92,7 @@ def test_removing_ones_authenticator_ends_every_other_session(
 ) -> None:
     app = create_client(stack, skip_consent=True)
     # signed in a minute ago: still recent, and certainly before the removal
-    _, mine = create_browser_session(stack, person.id, auth_time=now() - 60)
+    my_cookie, mine = create_browser_session(stack, person.id, auth_time=now() - 60)
     _, other = create_browser_session(stack, person.id)
     other_refresh = issue_session_refresh_token(stack, app.client_id, person.id, other.sid)
     entity_api.claims.update(sid=mine.sid, auth_time=mine.auth_time)
@@ -105,9 +128,13 @@ def test_removing_ones_authenticator_ends_every_other_session(
         ("recovery_codes", "removed"),
     ]
     assert {a for a, _, _ in told} == {"notice.failed"}  # the stack's mail port is closed
-    # The kept session signs in again before its next sensitive change.
+    # The kept session signs in again before its next sensitive change: the API asks for a
+    # recent sign-in, and the authorization endpoint does not take the kept one for it.
     stale = entity_api.post(f"{TOTP}/enroll")
     assert stale.status_code == 403, stale.text
+    assert 'error="insufficient_user_authentication"' in stale.headers["www-authenticate"]
+    assert "/auth/login" in authorize(stack, app, my_cookie, max_age="300")
+    assert "code=" in authorize(stack, app, my_cookie)  # single sign-on goes on
     entity_api.claims["sid"] = create_browser_session(stack, person.id)[1].sid
     entity_api.claims["auth_time"] = now()
     assert entity_api.post(f"{TOTP}/enroll").status_code == 201
