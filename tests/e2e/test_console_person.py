@@ -33,6 +33,7 @@ from tests.harness.callback_app import callback_server
 from tests.harness.console import (
     check_screen,
     create_first_admin,
+    fill_sign_in_page,
     new_person,
     sign_in,
     wait_for_console,
@@ -176,7 +177,10 @@ def test_a_person_who_is_not_an_administrator_manages_their_own_account(
         sign_in(admin_page, stack, admin)
         open_user(admin_page, person.email)
         confirm_user_action(admin_page, "Clear the authenticator", "Authenticator cleared")
+        # clearing it ended the person's sessions: the console sends them to sign in again,
+        # with the password alone now, and comes back to the same screen
         page.reload()
+        fill_sign_in_page(page, person)
         wait_for_console(page)
         expect(status).to_contain_text(re.compile(r"Status\s*Off"))
         expect(page.get_by_role("button", name="Set up an authenticator")).to_be_visible()

@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 
-from idp_common.protocol.constants import ADMIN_SCOPES, SELF_SERVICE_SCOPES
+from idp_common.protocol.constants import SELF_SERVICE_SCOPES
 from tests.harness import oidc, records, tokens
-from tests.harness.api import TWO_FACTOR_SIGN_IN, create_administrator
+from tests.harness.api import signed_in_administrator, signed_in_session
 from tests.harness.receivers import Receiver
 from tests.harness.stack import Stack
 
@@ -69,8 +69,9 @@ def call(stack: Stack, method: str, path: str, bearer: str, json: Any = None) ->
     return httpx.request(method, stack.proxy_url + path, headers=headers, json=json, timeout=20)
 
 
-def person_token(scene: Scene) -> str:
-    """The person's self-service token, with a sign-in just now (recent enough to step up)."""
+def person_token(scene: Scene, **session: str) -> str:
+    """The person's self-service token, with a sign-in just now (recent enough to step up
+    when ``sid`` names a live session of theirs for it to stand on)."""
     return tokens.mint(
         scene.stack.key_dir,
         issuer=scene.stack.issuer,
@@ -78,20 +79,14 @@ def person_token(scene: Scene) -> str:
         subject=scene.person.id,
         auth_time=int(time.time()),
         amr=["pwd"],
+        **session,
     )
 
 
 def admin_token(scene: Scene) -> str:
-    """A real administrator's token, signed in just now with two factors (the sensitive
-    administration routes ask for it: docs/admin-api.md)."""
-    return tokens.mint(
-        scene.stack.key_dir,
-        issuer=scene.stack.issuer,
-        scopes=ADMIN_SCOPES,
-        subject=create_administrator(scene.stack, ADMIN_SCOPES),
-        auth_time=int(time.time()),
-        **TWO_FACTOR_SIGN_IN,
-    )
+    """A real administrator's token, signed in just now with two factors in a live session
+    (the sensitive administration routes ask for it: docs/admin-api.md)."""
+    return signed_in_administrator(scene.stack)[1]
 
 
 def outbox_payloads(stack: Stack, sid: str) -> list[dict[str, Any]]:
@@ -181,7 +176,8 @@ def change_own_password(scene: Scene) -> None:
         scene.stack,
         "POST",
         "/entity/credentials/password",
-        person_token(scene),
+        # a session of the person's own elsewhere: the change keeps it, it ends the others
+        person_token(scene, sid=signed_in_session(scene.stack, scene.person.id)),
         json={"currentPassword": scene.person.password, "newPassword": NEW_PASSWORD},
     )
     assert answer.status_code == 204, answer.text

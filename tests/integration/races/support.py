@@ -18,6 +18,7 @@ import httpx
 
 from idp_common.protocol.constants import SELF_SERVICE_SCOPES
 from tests.harness import infra, tokens
+from tests.harness.api import signed_in_session
 from tests.harness.records import TestUser, query
 from tests.harness.stack import Stack
 
@@ -80,8 +81,9 @@ def people(stack: Stack, count: int) -> list[TestUser]:
 
 
 def self_service_bearer(stack: Stack, person_id: str) -> str:
-    """An access token of the person's own, signed in with a password just now (the
-    self-service routes that change credentials ask for a recent sign-in)."""
+    """An access token of the person's own, signed in with a password just now in a live
+    session (the self-service routes that change credentials ask for a recent sign-in that
+    still stands)."""
     return tokens.mint(
         stack.key_dir,
         issuer=stack.issuer,
@@ -89,4 +91,5 @@ def self_service_bearer(stack: Stack, person_id: str) -> str:
         subject=person_id,
         auth_time=int(time.time()),
         amr=["pwd"],
+        sid=signed_in_session(stack, person_id),
     )

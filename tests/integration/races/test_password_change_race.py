@@ -13,15 +13,13 @@ change, in several rounds, so that some verify the old password while the change
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable
 
 import httpx
 import pytest
 
-from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness import oidc, records, tokens
-from tests.harness.api import TWO_FACTOR_SIGN_IN, create_administrator, fresh_address
+from tests.harness import oidc, records
+from tests.harness.api import fresh_address, signed_in_administrator
 from tests.harness.stack import Stack
 from tests.integration.races.support import Call, at_once, no_server_error, self_service_bearer
 
@@ -68,14 +66,7 @@ def _change(stack: Stack, person: records.TestUser) -> Call:
 
 def _reset(stack: Stack, person: records.TestUser) -> Call:
     """An administrator's reset to the new password (``POST /admin/users/{id}/reset-password``)."""
-    bearer = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=ADMIN_SCOPES,
-        subject=create_administrator(stack, ADMIN_SCOPES),
-        auth_time=int(time.time()),
-        **TWO_FACTOR_SIGN_IN,
-    )
+    _, bearer = signed_in_administrator(stack)
     url = stack.service_url("admin") + f"/admin/users/{person.id}/reset-password"
 
     def call(client: httpx.AsyncClient) -> Awaitable[httpx.Response]:

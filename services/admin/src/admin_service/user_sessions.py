@@ -33,6 +33,18 @@ async def end_sessions_of(
     return await end_what_came_before(request, session, user_id, reason=reason)
 
 
+async def end_sessions_after_removal(
+    request: AnyRequest, session: AsyncSession, user_id: uuid.UUID
+) -> int:
+    """A credential of the person was removed: as :func:`end_sessions_of` (reason
+    ``credential_removed``), except that an administrator removing one of their own keeps
+    the session they did it from, as the self-service API does."""
+    own = current_caller(request).subject == str(user_id)
+    return await end_what_came_before(
+        request, session, user_id, reason=CREDENTIAL_REMOVED, keep_own_session=own
+    )
+
+
 async def tell_guards(request: AnyRequest) -> None:
     """After the commit: every bearer guard forgets which people it knew as active
     (``idp_common.web.guard``), so the person's access tokens stop working at the next

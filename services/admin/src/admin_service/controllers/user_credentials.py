@@ -35,7 +35,7 @@ from admin_service.authority import check_credential_change
 from admin_service.controllers.user_shared import CREDENTIAL_NOTE
 from admin_service.routes import Req, operation, reading, writing
 from admin_service.store import users as store
-from admin_service.user_sessions import CREDENTIAL_REMOVED, audit_entry, end_sessions_of
+from admin_service.user_sessions import audit_entry, end_sessions_after_removal, end_sessions_of
 from idp_common.operations.credential_notice import (
     Change,
     Credential,
@@ -73,7 +73,7 @@ async def _clear(
         await check_credential_change(request, write.session, user.id)
         existed = await remove(write.session, user.id)
         ended = (
-            await end_sessions_of(request, write.session, user.id, CREDENTIAL_REMOVED)
+            await end_sessions_after_removal(request, write.session, user.id)
             if existed
             else 0
         )

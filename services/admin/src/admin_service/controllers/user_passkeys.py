@@ -20,7 +20,7 @@ from admin_service.authority import check_credential_change
 from admin_service.controllers.user_shared import CREDENTIAL_NOTE
 from admin_service.routes import Req, operation, reading, writing
 from admin_service.store import users as store
-from admin_service.user_sessions import CREDENTIAL_REMOVED, end_sessions_of
+from admin_service.user_sessions import end_sessions_after_removal
 from idp_common.errors import NotFound
 from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.passkeys.wire import PasskeyList, passkey_read
@@ -72,7 +72,7 @@ class UserPasskeysController(Controller):
             await check_credential_change(request, write.session, user.id)
             if not await repo.delete_passkey(write.session, user.id, key):
                 raise _passkey_not_found()
-            ended = await end_sessions_of(request, write.session, user.id, CREDENTIAL_REMOVED)
+            ended = await end_sessions_after_removal(request, write.session, user.id)
             detail = {"passkeyId": str(key), "sessionsEnded": ended}
             write.audit("user.remove_passkey", user.id, status_code=204, **detail)
         notice = notice_of(request, user.id, "passkey", "removed", by_administrator=True)
