@@ -1,6 +1,6 @@
 # Thin aliases of scripts/*.sh (which also work where make is not installed).
 .DEFAULT_GOAL := help
-.PHONY: help up down test check unit bench bench-activity bench-admin bench-backchannel bench-peer bench-face bench-growth bench-memory bench-metrics bench-levers chaos fuzz
+.PHONY: help up down test check unit bench bench-activity bench-admin bench-backchannel bench-peer bench-face bench-growth bench-memory bench-metrics bench-levers bench-standing chaos fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -17,7 +17,7 @@ test: ## the whole test suite (lint, types, unit, integration, end-to-end)
 check: ## lint, types, import rules and every unit test (no HTTP, no database)
 	@uv run --frozen ruff check . && uv run --frozen mypy && uv run --frozen lint-imports && uv run --frozen pytest -q libs/common/tests/unit services/*/tests/unit
 
-bench: ## throughput/latency of the token and sign-in endpoints on an isolated stack, then the activity dashboard at 10M audit rows
+bench: ## throughput/latency of the token and sign-in endpoints on an isolated stack, the standing check before/after (bench-standing, 3 rounds), then the activity dashboard at 10M audit rows
 	@bash bench/run.sh
 
 bench-activity: ## the activity dashboard's query at 10,000,000 audit rows (ROWS=...): cold roll-up, warm median/p95
@@ -34,6 +34,9 @@ bench-metrics: ## the cost of metrics: token endpoint and userinfo with metrics 
 
 bench-levers: ## the token service's lean transport on and off, in one process, interleaved
 	@bash bench/run.sh --levers
+
+bench-standing: ## what the token standing check costs: userinfo, introspection, /entity/profile on this tree and BEFORE=DIR (default ../before), alternating
+	@bash bench/run.sh --standing
 
 bench-peer: ## side by side with node-oidc-provider (mem and pg adapters), same proxy and load, one table
 	@bash bench/run.sh --peer

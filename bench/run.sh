@@ -56,6 +56,26 @@ if [ "${1:-}" = "--peer" ]; then  # side by side with node-oidc-provider (issue 
   command -v npm >/dev/null || apt_install npm
   exec uv run --frozen python -m bench.peer.run "$@"
 fi
+# The checkout the standing check is compared with: BEFORE=DIR, else ../before when it holds
+# a synced environment (git worktree add ../before 815a817 && (cd ../before && uv sync --frozen)).
+standing_before() {
+  local dir="${BEFORE:-$ROOT/../before}"
+  if [ -x "$dir/.venv/bin/python" ]; then echo "--before=$dir"; fi
+}
+if [ "${1:-}" = "--standing" ]; then  # what checking a token still stands costs: bench/standing_cost.py
+  shift
+  case " $* " in
+    *" --before"*) exec uv run --frozen python -m bench.standing_cost "$@" ;;
+  esac
+  exec uv run --frozen python -m bench.standing_cost $(standing_before) "$@"
+fi
+if [ "${1:-}" = "--standing-profile" ]; then  # where the standing check's time goes: bench/standing_profile.py
+  shift
+  case " $* " in
+    *" --before"*) exec uv run --frozen python -m bench.standing_profile "$@" ;;
+  esac
+  exec uv run --frozen python -m bench.standing_profile $(standing_before) "$@"
+fi
 if [ "${1:-}" = "--growth" ]; then  # cost as the data grows (issue 24 item 5): bench/growth.py
   shift
   exec uv run --frozen python -m bench.growth "$@"
@@ -64,6 +84,12 @@ if [ "$#" -gt 0 ]; then
   exec uv run --frozen python -m bench.run "$@"
 fi
 uv run --frozen python -m bench.run
+# `make bench` also compares userinfo, introspection and GET /entity/profile with the code
+# before the standing check (bench/standing_cost.py; this tree alone without a checkout),
+# three rounds at c=64, a few minutes.
+status=0
+uv run --frozen python -m bench.standing_cost $(standing_before) --rounds 3 --concurrency 64 || status=$?
 # `make bench` also states the activity dashboard's query time at 10 million audit rows
 # (issue 28; bench/activity_dashboard.py, its own database, a few minutes to fill).
-exec uv run --frozen python -m bench.activity_dashboard
+uv run --frozen python -m bench.activity_dashboard
+exit "$status"

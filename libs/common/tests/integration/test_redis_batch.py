@@ -33,6 +33,29 @@ async def test_gets_and_sets_of_one_turn_answer_each_caller(
     assert 0 < await redis_client.ttl(f"{prefix}y") <= 5
 
 
+async def test_many_keys_of_one_caller_and_single_keys_of_others_share_one_mget(
+    redis_client: Redis, prefix: str
+) -> None:
+    batch = RedisBatch(redis_client)
+    await redis_client.mset({f"{prefix}a": b"1", f"{prefix}b": b"2"})
+    calls: list[object] = []
+    real_mget = redis_client.mget
+
+    async def counting_mget(keys: list[str]) -> object:
+        calls.append(list(keys))
+        return await real_mget(keys)
+
+    redis_client.mget = counting_mget  # type: ignore[method-assign]
+    many, one, none = await asyncio.gather(
+        batch.get_many([f"{prefix}b", f"{prefix}missing", f"{prefix}a"]),
+        batch.get(f"{prefix}a"),
+        batch.get_many([]),
+    )
+    assert many == [b"2", None, b"1"]
+    assert (one, none) == (b"1", [])
+    assert calls == [[f"{prefix}b", f"{prefix}missing", f"{prefix}a"]]
+
+
 async def test_an_update_only_if_it_exists_never_creates_the_key(
     redis_client: Redis, prefix: str
 ) -> None:

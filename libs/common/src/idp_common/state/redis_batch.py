@@ -1,13 +1,14 @@
 """Plain reads and writes of one event-loop turn, sent to Redis together.
 
-``get`` calls of one turn become one ``MGET``; ``set`` calls one pipeline of ``SET``
-commands (no ``MULTI``: each ``SET`` is atomic by itself and the writes are
+``get`` and ``get_many`` calls of one turn become one ``MGET``; ``set`` calls one pipeline
+of ``SET`` commands (no ``MULTI``: each ``SET`` is atomic by itself and the writes are
 independent). Each caller still gets the answer Redis gave at that moment (see
 :mod:`idp_common.state.turn_batch`); errors reach every caller of the batch.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -31,11 +32,16 @@ class RedisBatch:
 
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
-        self._gets: TurnBatch[str, bytes | None] = TurnBatch(self._mget)
+        self._gets: TurnBatch[tuple[str, ...], list[bytes | None]] = TurnBatch(self._mget)
         self._sets: TurnBatch[_Set, None] = TurnBatch(self._pipeline_set)
 
     async def get(self, key: str) -> bytes | None:
-        return await self._gets.submit(key)
+        return (await self._gets.submit((key,)))[0]
+
+    async def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        """The values of ``keys``, in their order: one call in the turn's ``MGET`` (cheaper
+        than one :meth:`get` each, which the caller would have to gather)."""
+        return await self._gets.submit(tuple(keys))
 
     async def set(
         self, key: str, value: bytes, *, ttl_seconds: int, only_if_exists: bool = False
@@ -44,11 +50,11 @@ class RedisBatch:
         brings back a key another request deleted in the meantime)."""
         await self._sets.submit(_Set(key, value, ttl_seconds, only_if_exists))
 
-    async def _mget(self, keys: list[str]) -> list[bytes | None]:
-        unique = list(dict.fromkeys(keys))
+    async def _mget(self, calls: list[tuple[str, ...]]) -> list[list[bytes | None]]:
+        unique = list(dict.fromkeys(key for keys in calls for key in keys))
         values = cast("list[bytes | None]", await self._redis.mget(unique))
         found = dict(zip(unique, values, strict=True))
-        return [found[key] for key in keys]
+        return [[found[key] for key in keys] for keys in calls]
 
     async def _pipeline_set(self, writes: list[_Set]) -> list[None]:
         async with self._redis.pipeline(transaction=False) as pipe:

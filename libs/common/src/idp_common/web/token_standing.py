@@ -80,31 +80,44 @@ def person_of(claims: dict[str, Any]) -> uuid.UUID | None:
 
 class _Facts(Generic[K, V]):
     """A worker's copy of facts read from PostgreSQL, forgotten when their stamp moves.
-    A load under way when the stamp moves is answered but not kept (it may have read the
-    state from before the change)."""
+    Concurrent misses of one key share one load; a load under way when the stamp moves is
+    answered but not kept (it may have read the state from before the change)."""
 
     def __init__(self, stamp: StampWatch, seconds: float) -> None:
         self.stamp = stamp
         self._seconds = seconds
         self._entries: dict[K, tuple[float, V]] = {}
+        self._loading: dict[K, asyncio.Future[V]] = {}
         self._epoch = 0
 
     def observe(self, stamp_value: bytes | None) -> None:
         if self.stamp.observe(stamp_value):
             self._entries.clear()
+            self._loading.clear()
             self._epoch += 1
 
     async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
-        now = time.monotonic()
         entry = self._entries.get(key)
-        if entry is not None and entry[0] > now:
+        if entry is not None and entry[0] > time.monotonic():
             return entry[1]
-        epoch = self._epoch
-        value = await load()
+        task = self._loading.get(key)
+        if task is None:
+            # its own task: a caller that goes away (a client that hung up) does not cancel
+            # the load the others wait for
+            task = asyncio.ensure_future(self._load(key, load, self._epoch))
+            self._loading[key] = task
+        return await asyncio.shield(task)
+
+    async def _load(self, key: K, load: Callable[[], Awaitable[V]], epoch: int) -> V:
+        try:
+            value = await load()
+        finally:
+            if self._loading.get(key) is asyncio.current_task():
+                del self._loading[key]
         if epoch == self._epoch:
             if len(self._entries) >= _CAPACITY:
                 self._entries.clear()
-            self._entries[key] = (now + self._seconds, value)
+            self._entries[key] = (time.monotonic() + self._seconds, value)
         return value
 
 
@@ -159,10 +172,12 @@ class TokenStanding:
         keys = [self._revocations.jti_key(jti), self._people.stamp.key, self._clients.stamp.key]
         if sid is not None:
             keys.append(self._sessions.session_key(sid))
-        values = await asyncio.gather(*(self._reads.get(key) for key in keys))
+        values = await self._reads.get_many(keys)
         self._people.observe(values[1])
         self._clients.observe(values[2])
-        session = await self._sessions.follow(sid, values[3]) if sid is not None else None
+        session = values[3] if sid is not None else None
+        if sid is not None and session is None:  # a sid replaced by a re-authentication?
+            session = await self._sessions.follow(sid, None)
         return values[0] is not None, session
 
     async def _client_refusal(self, client_id: str, claims: dict[str, Any]) -> str | None:
