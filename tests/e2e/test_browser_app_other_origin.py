@@ -27,13 +27,12 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
-from redis.asyncio import Redis
 
-from idp_common.state.change_stamp import CLIENTS, bump
-from tests.harness import infra, records
+from tests.harness import records
 from tests.harness.browser import PageLog
 from tests.harness.console import Person, fill_sign_in_page
 from tests.harness.stack import Stack
+from tests.harness.stamps import announce_client_change
 
 pytestmark = pytest.mark.e2e
 HERE = Path(__file__).parent
@@ -91,14 +90,6 @@ def spa_server(config: dict[str, str]) -> Iterator[str]:
         server.server_close()
 
 
-async def _announce(stack: Stack) -> None:
-    redis = Redis.from_url(infra.REDIS_URL)
-    try:
-        await bump(redis, stack.env["SVC_REDIS_PREFIX"], CLIENTS)
-    finally:
-        await redis.aclose()
-
-
 def register_spa(stack: Stack, allowed: list[str], redirect_uris: list[str]) -> str:
     """A public client with these redirect URIs and ``allowedWebOrigins``, announced to
     the token workers as the admin API announces a change; its client_id."""
@@ -115,7 +106,7 @@ def register_spa(stack: Stack, allowed: list[str], redirect_uris: list[str]) -> 
         allowed,
         app.client_id,
     )
-    infra.run(_announce(stack))
+    announce_client_change(stack)
     return app.client_id
 
 

@@ -58,7 +58,13 @@ def signed_in_administrator(stack: Stack) -> tuple[str, str]:
     """A real person holding every administration scope, and a token of theirs from a
     two-factor sign-in just now (what the sensitive administration routes ask for)."""
     person = create_administrator(stack, ADMIN_SCOPES)
-    token = tokens.mint(
+    return person, administrator_token(stack, person)
+
+
+def administrator_token(stack: Stack, person: str) -> str:
+    """A token of ``person`` with every administration scope, from a two-factor sign-in
+    just now on a new live session of theirs."""
+    return tokens.mint(
         stack.key_dir,
         issuer=stack.issuer,
         scopes=ADMIN_SCOPES,
@@ -67,7 +73,6 @@ def signed_in_administrator(stack: Stack) -> tuple[str, str]:
         sid=signed_in_session(stack, person),
         **TWO_FACTOR_SIGN_IN,
     )
-    return person, token
 
 
 def signed_in_session(stack: Stack, person: str) -> str:

@@ -55,12 +55,16 @@ class Browser(httpx.Client):
     def __init__(self, stack: Stack) -> None:
         super().__init__(base_url=stack.proxy_url, follow_redirects=False, timeout=20)
 
-    def authorize(self, authorization: Authorization) -> httpx.Response:
-        return self.get("/oauth2/authorize", params=authorization.params())
+    def authorize(self, authorization: Authorization, scope: str | None = None) -> httpx.Response:
+        params = authorization.params() if scope is None else authorization.params(scope)
+        return self.get("/oauth2/authorize", params=params)
 
-    def sign_in(self, authorization: Authorization, person: records.TestUser) -> str:
-        """Password sign-in for ``authorization``; returns the code it ends with."""
-        to_login = self.authorize(authorization)
+    def sign_in(
+        self, authorization: Authorization, person: records.TestUser, scope: str | None = None
+    ) -> str:
+        """Password sign-in for ``authorization`` (asking for ``scope`` when given);
+        returns the code it ends with."""
+        to_login = self.authorize(authorization, scope)
         assert to_login.status_code in (302, 303), to_login.text
         challenge = query_of(to_login.headers["location"])["challenge"]
         step = self.post(
@@ -93,8 +97,11 @@ class Browser(httpx.Client):
         return str(value)
 
 
-def exchange(stack: Stack, authorization: Authorization, code: str) -> dict[str, Any]:
-    """The application's back end trades ``code`` for tokens at the proxy."""
+def exchange(
+    stack: Stack, authorization: Authorization, code: str, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The application's back end trades ``code`` for tokens at the proxy (with
+    ``headers``: a DPoP proof, say)."""
     app = authorization.app
     form = {
         "grant_type": "authorization_code",
@@ -105,7 +112,9 @@ def exchange(stack: Stack, authorization: Authorization, code: str) -> dict[str,
     auth = (app.client_id, app.secret) if app.secret else None
     if auth is None:
         form["client_id"] = app.client_id
-    response = httpx.post(stack.proxy_url + "/oauth2/token", data=form, auth=auth, timeout=20)
+    response = httpx.post(
+        stack.proxy_url + "/oauth2/token", data=form, auth=auth, headers=headers, timeout=20
+    )
     assert response.status_code == 200, response.text
     tokens: dict[str, Any] = response.json()
     return tokens

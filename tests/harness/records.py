@@ -13,7 +13,6 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import asyncpg
 import msgspec
 from redis.asyncio import Redis
 from sqlalchemy import select
@@ -46,13 +45,11 @@ __all__ = [
     "create_browser_session",
     "create_client",
     "create_user",
-    "database_fingerprint",
     "give_consent",
     "issue_session_refresh_token",
     "pkce_challenge",
     "pkce_pair",
     "query",
-    "redis_snapshot",
     "session_exists",
 ]
 
@@ -215,47 +212,6 @@ def stand_session(stack: Stack, sid: str, user_id: str, *, auth_time: int | None
     a code or token a test writes directly: every token about a person stands on the
     session it was issued in."""
     infra.run(_stand_session(stack, sid, user_id, auth_time or int(time.time())))
-
-
-async def _redis_snapshot(stack: Stack) -> dict[bytes, bytes | None]:
-    redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
-    try:
-        keys = [k async for k in redis.scan_iter(match=stack.env["SVC_REDIS_PREFIX"] + "*")]
-        return {k: await redis.dump(k) for k in sorted(keys)}
-    finally:
-        await redis.aclose()
-
-
-def redis_snapshot(stack: Stack) -> dict[bytes, bytes | None]:
-    """Every key of the stack's prefix and its serialized value."""
-    return infra.run(_redis_snapshot(stack))
-
-
-async def _database_fingerprint(stack: Stack) -> dict[str, str]:
-    dsn = stack.database_url.replace("postgresql+asyncpg://", "postgresql://")
-    conn = await asyncpg.connect(dsn)
-    try:
-        tables = await conn.fetch(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
-        )
-        result = {}
-        for row in tables:
-            name = row["table_name"]
-            # The token service writes its issued-token counts (``tokens.issued``) in the
-            # background, up to a flush interval after the tokens: not this request's write.
-            where = " WHERE t.action <> 'tokens.issued'" if name == "audit_events" else ""
-            result[name] = await conn.fetchval(
-                f"SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) "  # noqa: S608
-                f'FROM "{name}" t{where}'
-            )
-        return result
-    finally:
-        await conn.close()
-
-
-def database_fingerprint(stack: Stack) -> dict[str, str]:
-    """A digest of every row of every table: equal fingerprints, nothing written."""
-    return infra.run(_database_fingerprint(stack))
 
 
 async def _issue_refresh_token(stack: Stack, client_id: str, user_id: str, sid: str) -> str:

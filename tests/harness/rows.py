@@ -43,3 +43,19 @@ def backchannel_attempts(
         if len(parsed) >= expected or time.monotonic() > deadline:
             return parsed
         time.sleep(0.05)
+
+
+def notice_rows(stack: Stack, person_id: str, count: int = 1) -> list[dict[str, object]]:
+    """The ``notice.*`` audit rows about the person, oldest first (``detail`` decoded), once
+    ``count`` of them are there or 15 s have passed: a notice is sent after the answer."""
+    deadline = time.monotonic() + 15
+    while True:
+        rows = query(
+            stack,
+            "SELECT action, status_code, actor, target_type, target, ip, detail "
+            "FROM audit_events WHERE action LIKE 'notice.%' AND target = $1 ORDER BY id",
+            person_id,
+        )
+        if len(rows) >= count or time.monotonic() > deadline:
+            return [{**row, "detail": json.loads(str(row["detail"]))} for row in rows]
+        time.sleep(0.1)

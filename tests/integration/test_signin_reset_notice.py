@@ -5,20 +5,18 @@ the language of the request that set it. Mail goes to the project's own catcher.
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.harness.rows import notice_rows
 from tests.harness.stack import Stack, start_with_mail_catcher
 from tests.integration.signin_fixtures import (
     create_person,
     mail_part,
     post,
     signin_client,
-    sql,
     wait_for_mail,
 )
 
@@ -34,20 +32,6 @@ def mailed_authui(extra_processes: Stack, tmp_path: Path) -> tuple[str, Path]:
     mail_dir = tmp_path / "mail"
     service = start_with_mail_catcher(extra_processes, "authui-api", mail_dir)
     return service.url, mail_dir
-
-
-def notice_rows(stack: Stack, person_id: str) -> list[tuple[object, ...]]:
-    deadline = time.monotonic() + 15
-    while True:
-        rows = sql(
-            stack,
-            "SELECT action, status_code, target, ip, detail FROM audit_events "
-            "WHERE action LIKE 'notice.%' AND target = :t ORDER BY id",
-            t=person_id,
-        )
-        if rows or time.monotonic() > deadline:
-            return [tuple(row) for row in rows]
-        time.sleep(0.1)
 
 
 def test_a_reset_by_link_sends_the_password_changed_notice(
@@ -75,7 +59,11 @@ def test_a_reset_by_link_sends_the_password_changed_notice(
     assert f"{stack.issuer.rstrip('/')}/auth/reset" in text.split()
     assert token not in text and NEW_PASSWORD not in text
 
-    ((action, status, target, ip, detail),) = notice_rows(stack, person.id)
-    assert (action, status, target, ip) == ("notice.sent", 200, person.id, CALLER)
-    parsed = detail if isinstance(detail, dict) else json.loads(str(detail))
-    assert parsed == {"credential": "password", "change": "changed"}
+    (row,) = notice_rows(stack, person.id)
+    assert (row["action"], row["status_code"], row["target"], str(row["ip"])) == (
+        "notice.sent",
+        200,
+        person.id,
+        CALLER,
+    )
+    assert row["detail"] == {"credential": "password", "change": "changed"}

@@ -13,12 +13,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from redis.asyncio import Redis
 
-from idp_common.state.change_stamp import CLIENTS, bump
-from tests.harness import infra
 from tests.harness.records import query
 from tests.harness.stack import Stack
+from tests.harness.stamps import announce_client_change
 from tests.integration import token_fixtures as tf
 
 pytestmark = pytest.mark.integration
@@ -45,14 +43,6 @@ def person(stack: Stack) -> tf.Person:
     return tf.create_person(stack)
 
 
-async def _announce(stack: Stack) -> None:
-    redis = Redis.from_url(infra.REDIS_URL)
-    try:
-        await bump(redis, stack.env["SVC_REDIS_PREFIX"], CLIENTS)
-    finally:
-        await redis.aclose()
-
-
 def browser_client(stack: Stack, origins: list[str], *, public: bool = True) -> tf.AppClient:
     """A client allowing ``origins`` (as the admin API stores them), announced to the
     token workers as the admin API announces a change."""
@@ -63,7 +53,7 @@ def browser_client(stack: Stack, origins: list[str], *, public: bool = True) -> 
         origins,
         client.client_id,
     )
-    infra.run(_announce(stack))
+    announce_client_change(stack)
     return client
 
 
@@ -141,7 +131,7 @@ def test_a_redirect_uris_origin_is_allowed_when_the_client_lists_none(
     http: httpx.Client, stack: Stack
 ) -> None:
     client = tf.create_client(stack, public=True)  # redirect URI https://app.example/cb
-    infra.run(_announce(stack))  # as the admin API announces a new client
+    announce_client_change(stack)  # as the admin API announces a new client
     origin = "https://app.example"
     assert query(
         stack, "SELECT allowed_web_origins FROM clients WHERE client_id = $1", client.client_id

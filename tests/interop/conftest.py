@@ -1,10 +1,13 @@
-"""Fixtures of the interop tests: one administrator, and a registration per algorithm
-(every test that takes ``registration`` runs once for each of :data:`ALGORITHMS`)."""
+"""Fixtures of the interop tests: one administrator, the published keys, and a
+registration per algorithm (every test that takes ``registration`` runs once for each of
+:data:`ALGORITHMS`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+import httpx
 import pytest
 
 from idp_common.protocol.constants import ADMIN_SCOPES
@@ -26,6 +29,12 @@ def admin(stack: Stack) -> Iterator[ApiClient]:
         yield api
     finally:
         api.close()
+
+
+@pytest.fixture(scope="package")
+def jwks(stack: Stack) -> dict[str, Any]:
+    """The provider's published signing keys."""
+    return httpx.get(stack.proxy_url + "/.well-known/jwks.json").json()  # type: ignore[no-any-return]
 
 
 @pytest.fixture(params=ALGORITHMS)

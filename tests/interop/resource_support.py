@@ -14,12 +14,18 @@ import httpx
 from authlib.common.security import generate_token  # type: ignore[import-untyped]
 from authlib.integrations.httpx_client import OAuth2Client  # type: ignore[import-untyped]
 
+from tests.harness import records
 from tests.harness.api import ApiClient
 from tests.harness.stack import Stack
 from tests.interop.support import browser_sign_in
 
 EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+#: What Authlib sends with a token request unless told other headers.
+FORM_HEADERS = {
+    "Accept": "application/json",
+    "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8",
+}
 REDIRECT_URI = "http://127.0.0.1:9/callback"  # never fetched: the browser stops there
 TIMEOUT = 20
 
@@ -101,9 +107,11 @@ def code_flow(
     *,
     authorize_resource: str | None = None,
     token_resource: str | None = None,
+    token_headers: dict[str, str] | None = None,
 ) -> tuple[OAuth2Client, dict[str, Any]]:
     """Authlib's code flow with PKCE; ``resource`` sent at authorize and/or at the token
-    endpoint (Authlib passes extra parameters through). Returns the client and tokens."""
+    endpoint (Authlib passes extra parameters through), ``token_headers`` with the code's
+    redemption (a DPoP proof). Returns the client and tokens."""
     metadata = httpx.get(stack.issuer + "/.well-known/openid-configuration").json()
     rp = OAuth2Client(
         client.client_id,
@@ -129,6 +137,35 @@ def code_flow(
         authorization_response=callback,
         code_verifier=verifier,
         state=state,
+        headers=None if token_headers is None else {**FORM_HEADERS, **token_headers},
         **extra,
     )
     return rp, dict(token)
+
+
+@dataclass(frozen=True)
+class ExchangeSetting:
+    """Three APIs; a front end reaching all three; the orders API's own client, which holds
+    the orders scope (so tokens for orders are its) and may exchange for billing; a person
+    holding the three scopes."""
+
+    orders: Api
+    billing: Api
+    other: Api
+    front: Client
+    orders_service: Client
+    person: records.TestUser
+
+
+def exchange_setting(stack: Stack, admin: ApiClient) -> ExchangeSetting:
+    orders, billing, other = create_api(admin), create_api(admin, urn=True), create_api(admin)
+    front = create_client(
+        admin,
+        grants=["authorization_code", "refresh_token"],
+        scopes=["openid", orders.scope, billing.scope, other.scope],
+    )
+    orders_service = create_client(
+        admin, grants=[EXCHANGE], scopes=[orders.scope], exchange_audiences=[billing.audience]
+    )
+    person = records.create_user(stack, scopes=(orders.scope, billing.scope, other.scope))
+    return ExchangeSetting(orders, billing, other, front, orders_service, person)

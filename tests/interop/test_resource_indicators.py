@@ -36,11 +36,6 @@ def apis(admin: ApiClient) -> tuple[Api, Api, Api]:
     return create_api(admin), create_api(admin, urn=True), create_api(admin)
 
 
-@pytest.fixture(scope="module")
-def jwks(stack: Stack) -> dict[str, Any]:
-    return httpx.get(stack.proxy_url + "/.well-known/jwks.json").json()  # type: ignore[no-any-return]
-
-
 def _token(stack: Stack, client: Client, form: list[tuple[str, str]]) -> httpx.Response:
     """A token request whose form may repeat a name (``resource``)."""
     return token_request(stack, client, form)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -22,18 +21,18 @@ import pytest
 from joserfc import jwt
 from joserfc.jwk import RSAKey
 
-from tests.harness import records, tokens
+from tests.harness import tokens
 from tests.harness.api import ApiClient, assert_problem
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
 from tests.interop.resource_support import (
     ACCESS_TOKEN_TYPE,
     EXCHANGE,
-    Api,
     Client,
+    ExchangeSetting,
     code_flow,
-    create_api,
     create_client,
+    exchange_setting,
     sent,
     token_request,
 )
@@ -42,38 +41,12 @@ pytestmark = pytest.mark.e2e
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 
 
-@dataclass(frozen=True)
-class Setting:
-    orders: Api
-    billing: Api
-    other: Api
-    front: Client
-    orders_service: Client
-    person: records.TestUser
-
-
 @pytest.fixture(scope="module")
-def setting(stack: Stack, admin: ApiClient) -> Setting:
-    orders, billing, other = create_api(admin), create_api(admin, urn=True), create_api(admin)
-    front = create_client(
-        admin,
-        grants=["authorization_code", "refresh_token"],
-        scopes=["openid", orders.scope, billing.scope, other.scope],
-    )
-    # The orders API's own client: it holds the orders scope, so tokens for orders are its.
-    orders_service = create_client(
-        admin, grants=[EXCHANGE], scopes=[orders.scope], exchange_audiences=[billing.audience]
-    )
-    person = records.create_user(stack, scopes=(orders.scope, billing.scope, other.scope))
-    return Setting(orders, billing, other, front, orders_service, person)
+def setting(stack: Stack, admin: ApiClient) -> ExchangeSetting:
+    return exchange_setting(stack, admin)
 
 
-@pytest.fixture(scope="module")
-def jwks(stack: Stack) -> dict[str, Any]:
-    return httpx.get(stack.proxy_url + "/.well-known/jwks.json").json()  # type: ignore[no-any-return]
-
-
-def _person_token(stack: Stack, s: Setting) -> dict[str, Any]:
+def _person_token(stack: Stack, s: ExchangeSetting) -> dict[str, Any]:
     scope = f"openid {s.orders.scope} {s.billing.scope}"
     return code_flow(stack, s.front, s.person, scope)[1]
 
@@ -99,7 +72,7 @@ def _error(response: httpx.Response, error: str) -> dict[str, Any]:
 
 
 def test_exchange_for_another_api_acts_for_the_person(
-    stack: Stack, admin: ApiClient, setting: Setting, jwks: dict[str, Any]
+    stack: Stack, admin: ApiClient, setting: ExchangeSetting, jwks: dict[str, Any]
 ) -> None:
     s = setting
     subject = _person_token(stack, s)
@@ -152,7 +125,7 @@ def test_exchange_for_another_api_acts_for_the_person(
 
 
 def test_exchange_to_an_audience_the_client_may_not_reach(
-    stack: Stack, admin: ApiClient, setting: Setting
+    stack: Stack, admin: ApiClient, setting: ExchangeSetting
 ) -> None:
     s = setting
     subject = _person_token(stack, s)["access_token"]
@@ -171,7 +144,7 @@ def test_exchange_to_an_audience_the_client_may_not_reach(
     _error(_exchange(stack, stranger, subject, ("audience", s.billing.audience)), "invalid_request")
 
 
-def _minted(stack: Stack, s: Setting, **claims: Any) -> str:
+def _minted(stack: Stack, s: ExchangeSetting, **claims: Any) -> str:
     return tokens.mint(
         stack.key_dir,
         issuer=stack.issuer,
@@ -183,7 +156,7 @@ def _minted(stack: Stack, s: Setting, **claims: Any) -> str:
     )
 
 
-def _foreign(stack: Stack, s: Setting) -> str:
+def _foreign(stack: Stack, s: ExchangeSetting) -> str:
     key = RSAKey.generate_key(2048, parameters={"kid": "foreign"})
     now = int(time.time())
     claims = {
@@ -200,7 +173,7 @@ def _foreign(stack: Stack, s: Setting) -> str:
 
 
 def test_exchange_refuses_an_unusable_subject_token(
-    stack: Stack, setting: Setting, jwks: dict[str, Any]
+    stack: Stack, setting: ExchangeSetting, jwks: dict[str, Any]
 ) -> None:
     s = setting
     target = ("audience", s.billing.audience)
@@ -233,7 +206,7 @@ def test_exchange_refuses_an_unusable_subject_token(
 
 
 def test_admin_refuses_an_exchange_audience_that_names_no_api(
-    admin: ApiClient, setting: Setting
+    admin: ApiClient, setting: ExchangeSetting
 ) -> None:
     s = setting
     service = create_client(

@@ -15,37 +15,32 @@ Every refusal is audited as ``token.exchange_refused`` with its reason.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode
 
 import httpx
 import pytest
 from authlib.common.security import generate_token  # type: ignore[import-untyped]
-from authlib.integrations.httpx_client import OAuth2Client  # type: ignore[import-untyped]
-from redis.asyncio import Redis
 from sqlalchemy import update
 
-from idp_common.state.change_stamp import CLIENTS, bump
 from idp_common.storage.db.models import Client as ClientRow
 from tests.harness import infra, records
 from tests.harness.api import ApiClient, assert_problem
 from tests.harness.dpop import DpopKey
 from tests.harness.stack import Stack
+from tests.harness.stamps import announce_client_change
 from tests.integration import token_fixtures as tf
 from tests.interop.resource_support import (
     ACCESS_TOKEN_TYPE,
     EXCHANGE,
-    REDIRECT_URI,
     TIMEOUT,
-    Api,
     Client,
+    ExchangeSetting,
     code_flow,
-    create_api,
     create_client,
+    exchange_setting,
     sent,
 )
-from tests.interop.support import browser_sign_in
 from tests.security.hostile_support import unchanged_database
 
 pytestmark = pytest.mark.e2e
@@ -54,79 +49,29 @@ OWN_API_CODE = "admin.exchange_audience_own_api"
 REFUSED = "token.exchange_refused"
 
 
-@dataclass(frozen=True)
-class Setting:
-    orders: Api
-    billing: Api
-    front: Client
-    orders_service: Client
-    person: records.TestUser
-
-
 @pytest.fixture(scope="module")
-def setting(stack: Stack, admin: ApiClient) -> Setting:
-    orders, billing = create_api(admin), create_api(admin, urn=True)
-    front = create_client(
-        admin,
-        grants=["authorization_code", "refresh_token"],
-        scopes=["openid", orders.scope, billing.scope],
-    )
-    orders_service = create_client(
-        admin, grants=[EXCHANGE], scopes=[orders.scope], exchange_audiences=[billing.audience]
-    )
-    person = records.create_user(stack, scopes=(orders.scope, billing.scope))
-    return Setting(orders, billing, front, orders_service, person)
-
-
-@pytest.fixture(scope="module")
-def jwks(stack: Stack) -> dict[str, Any]:
-    return httpx.get(stack.proxy_url + "/.well-known/jwks.json").json()  # type: ignore[no-any-return]
+def setting(stack: Stack, admin: ApiClient) -> ExchangeSetting:
+    return exchange_setting(stack, admin)
 
 
 def _own_api(stack: Stack) -> str:
     return f"{stack.issuer}/api"
 
 
-def _scope(s: Setting) -> str:
+def _scope(s: ExchangeSetting) -> str:
     return f"openid {s.orders.scope} {s.billing.scope}"
 
 
-def _person_token(stack: Stack, s: Setting) -> dict[str, Any]:
+def _person_token(stack: Stack, s: ExchangeSetting) -> dict[str, Any]:
     """A bearer access token from a real sign-in (a browser session: ``sid``)."""
     return code_flow(stack, s.front, s.person, _scope(s))[1]
 
 
-def _bound_person_token(stack: Stack, s: Setting, key: DpopKey) -> dict[str, Any]:
+def _bound_person_token(stack: Stack, s: ExchangeSetting, key: DpopKey) -> dict[str, Any]:
     """The person's front end signs in and redeems the code with a proof of ``key``: its
     access token is DPoP-bound (``cnf.jkt``)."""
-    metadata = httpx.get(stack.issuer + "/.well-known/openid-configuration").json()
-    rp = OAuth2Client(
-        s.front.client_id,
-        s.front.secret,
-        scope=_scope(s),
-        redirect_uri=REDIRECT_URI,
-        code_challenge_method="S256",
-        timeout=TIMEOUT,
-    )
-    verifier = generate_token(48)
-    url, _ = rp.create_authorization_url(
-        metadata["authorization_endpoint"], code_verifier=verifier, nonce=generate_token(20)
-    )
-    code = parse_qs(urlsplit(browser_sign_in(stack, url, s.person)).query)["code"][0]
-    form = {
-        "grant_type": "authorization_code",
-        "code": code,
-        "redirect_uri": REDIRECT_URI,
-        "code_verifier": verifier,
-    }
-    answer = httpx.post(
-        stack.proxy_url + TOKEN,
-        data=form,
-        headers={"DPoP": key.proof("POST", stack.issuer + TOKEN)},
-        auth=s.front.auth,
-        timeout=TIMEOUT,
-    )
-    body = sent(answer, 200)
+    proof = {"DPoP": key.proof("POST", stack.issuer + TOKEN)}
+    body = code_flow(stack, s.front, s.person, _scope(s), token_headers=proof)[1]
     assert body["token_type"] == "DPoP"
     assert tf.unverified_claims(body["access_token"])["cnf"] == {"jkt": key.jkt}
     return body
@@ -186,15 +131,7 @@ def _store_exchange_audiences(stack: Stack, client: Client, audiences: list[str]
         )
 
     infra.run(tf._db(stack, work))
-
-    async def announce() -> None:
-        redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
-        try:
-            await bump(redis, stack.env["SVC_REDIS_PREFIX"], CLIENTS)
-        finally:
-            await redis.aclose()
-
-    infra.run(announce())
+    announce_client_change(stack)
 
 
 def _assert_own_api_problem(response: httpx.Response, field: str) -> None:
@@ -208,7 +145,7 @@ def _assert_own_api_problem(response: httpx.Response, field: str) -> None:
 
 # --- the administration API -----------------------------------------------------------------
 def test_admin_refuses_the_own_api_on_create_and_writes_nothing(
-    stack: Stack, admin: ApiClient, setting: Setting
+    stack: Stack, admin: ApiClient, setting: ExchangeSetting
 ) -> None:
     s = setting
     name = f"Own API exchange {generate_token(8)}"
@@ -229,7 +166,7 @@ def test_admin_refuses_the_own_api_on_create_and_writes_nothing(
 
 
 def test_admin_refuses_the_own_api_on_update_and_writes_nothing(
-    stack: Stack, admin: ApiClient, setting: Setting
+    stack: Stack, admin: ApiClient, setting: ExchangeSetting
 ) -> None:
     s = setting
     service = create_client(
@@ -253,7 +190,7 @@ def test_admin_refuses_the_own_api_on_update_and_writes_nothing(
 
 # --- the token endpoint ---------------------------------------------------------------------
 def test_grant_refuses_the_own_api_even_when_the_database_holds_it(
-    stack: Stack, admin: ApiClient, setting: Setting
+    stack: Stack, admin: ApiClient, setting: ExchangeSetting
 ) -> None:
     s = setting
     service = create_client(
@@ -273,7 +210,7 @@ def test_grant_refuses_the_own_api_even_when_the_database_holds_it(
     assert all(d["targets"] == [_own_api(stack)] for d in refused), refused
 
 
-def test_a_bound_subject_token_needs_a_proof(stack: Stack, setting: Setting) -> None:
+def test_a_bound_subject_token_needs_a_proof(stack: Stack, setting: ExchangeSetting) -> None:
     s = setting
     person_key = DpopKey.generate()
     subject = _bound_person_token(stack, s, person_key)["access_token"]
@@ -290,7 +227,7 @@ def test_a_bound_subject_token_needs_a_proof(stack: Stack, setting: Setting) -> 
 
 
 def test_a_bound_subject_token_exchanged_with_a_proof_is_bound_to_the_proof_key(
-    stack: Stack, setting: Setting, jwks: dict[str, Any]
+    stack: Stack, setting: ExchangeSetting, jwks: dict[str, Any]
 ) -> None:
     s = setting
     person_key, service_key = DpopKey.generate(), DpopKey.generate("EdDSA")
@@ -316,7 +253,7 @@ def test_a_bound_subject_token_exchanged_with_a_proof_is_bound_to_the_proof_key(
 
 
 def test_a_bearer_subject_token_exchanged_with_a_proof_is_bound(
-    stack: Stack, setting: Setting, jwks: dict[str, Any]
+    stack: Stack, setting: ExchangeSetting, jwks: dict[str, Any]
 ) -> None:
     s = setting
     service_key = DpopKey.generate()
@@ -332,7 +269,7 @@ def test_a_bearer_subject_token_exchanged_with_a_proof_is_bound(
 
 
 def test_the_exchanged_token_carries_the_subject_tokens_session(
-    stack: Stack, setting: Setting, jwks: dict[str, Any]
+    stack: Stack, setting: ExchangeSetting, jwks: dict[str, Any]
 ) -> None:
     s = setting
     subject = _person_token(stack, s)["access_token"]

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from tests.harness.records import database_fingerprint
+from tests.harness.snapshots import database_fingerprint
 from tests.harness.stack import Stack
 
 PROBLEM_JSON = "application/problem+json"

@@ -24,7 +24,6 @@ administrator signed in with two factors still can.
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
@@ -36,9 +35,9 @@ from idp_common.protocol.constants import (
     SCOPE_IDP_SCIM_READ,
     SCOPE_IDP_SCIM_WRITE,
 )
-from tests.harness import records, tokens
-from tests.harness.api import TWO_FACTOR_SIGN_IN, fresh_address, signed_in_session
+from tests.harness import records
 from tests.harness.stack import Stack
+from tests.security.admin_callers import Caller, denials, rows
 
 pytestmark = pytest.mark.integration
 
@@ -49,35 +48,8 @@ PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
 ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
 
 
-class Caller:
-    """Straight to the admin service as ``subject`` holding ``scopes``: a person signed in
-    with two factors just now (on a live session), or a machine client (``client_id``)."""
-
-    def __init__(self, stack: Stack, subject: str, scopes: tuple[str, ...], *, machine: bool):
-        self.stack, self.subject, self.scopes, self.machine = stack, subject, scopes, machine
-
-    def call(self, method: str, path: str, json: Any = None) -> httpx.Response:
-        claims: dict[str, Any]
-        if self.machine:
-            claims = {"client_id": self.subject}
-        else:
-            sid = signed_in_session(self.stack, self.subject)
-            claims = {"auth_time": int(time.time()), "sid": sid, **TWO_FACTOR_SIGN_IN}
-        token = tokens.mint(
-            self.stack.key_dir,
-            issuer=self.stack.issuer,
-            scopes=self.scopes,
-            subject=self.subject,
-            **claims,
-        )
-        headers = {"Authorization": f"Bearer {token}", "X-Forwarded-For": fresh_address()}
-        return httpx.request(
-            method, self.stack.service_url("admin") + path, json=json, headers=headers, timeout=20
-        )
-
-
 def person_holding(stack: Stack, *scopes: str) -> Caller:
-    return Caller(stack, records.create_user(stack, scopes=scopes).id, scopes, machine=False)
+    return Caller(stack, records.create_user(stack, scopes=scopes).id, scopes)
 
 
 def full_administrator(stack: Stack) -> Caller:
@@ -87,11 +59,7 @@ def full_administrator(stack: Stack) -> Caller:
 
 def scim_machine(stack: Stack) -> Caller:
     client = records.create_client(stack, scopes=SCIM, grant_types=("client_credentials",))
-    return Caller(stack, client.client_id, SCIM, machine=True)
-
-
-def rows(stack: Stack, sql: str, *args: object) -> list[dict[str, object]]:
-    return records.query(stack, sql, *args)
+    return Caller(stack, client.client_id, SCIM)
 
 
 def administrators_group(stack: Stack) -> tuple[str, str]:
@@ -128,15 +96,6 @@ def group_exists(stack: Stack, group_id: str) -> bool:
 def is_disabled(stack: Stack, user_id: str) -> bool:
     (row,) = rows(stack, "SELECT disabled FROM users WHERE id = $1", uuid.UUID(user_id))
     return bool(row["disabled"])
-
-
-def denials(stack: Stack, actor: str) -> list[dict[str, object]]:
-    return rows(
-        stack,
-        "SELECT detail->>'code' AS code FROM audit_events"
-        " WHERE action = 'access.denied' AND actor = $1 ORDER BY id",
-        actor,
-    )
 
 
 def assert_refused(answer: httpx.Response, code: str, *, scim: bool = False) -> None:
@@ -251,7 +210,7 @@ def test_a_lesser_administrator_cannot_re_enable_a_disabled_administrator(stack:
     machine = records.create_client(
         stack, scopes=("idp:users:write",), grant_types=("client_credentials",)
     )
-    robot = Caller(stack, machine.client_id, ("idp:users:write",), machine=True)
+    robot = Caller(stack, machine.client_id, ("idp:users:write",))
     assert_refused(robot.call("PATCH", path, {"disabled": False}), "admin.two_factors_required")
     assert is_disabled(stack, victim)
     assert len(denials(stack, helpdesk.subject)) == 1

@@ -18,7 +18,6 @@ administrator holds. A full administrator signed in with two factors still can.
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
@@ -26,52 +25,18 @@ import httpx
 import pytest
 
 from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness import records, tokens
-from tests.harness.api import signed_in_session
+from tests.harness import records
 from tests.harness.stack import Stack
+from tests.security.admin_callers import Caller, denials, rows
 
 pytestmark = pytest.mark.integration
 
-TWO_FACTORS = {"amr": ["pwd", "otp", "mfa"], "acr": "urn:idp:acr:2fa"}
 ONE_FACTOR = {"amr": ["pwd"], "acr": "urn:idp:acr:1fa"}
-
-
-class Caller:
-    """Straight to the admin service (a trusted sender) as ``subject``."""
-
-    def __init__(self, stack: Stack, subject: str, scopes: tuple[str, ...], **claims: Any):
-        self.stack, self.subject, self.scopes, self.claims = stack, subject, scopes, claims
-
-    def _session(self) -> dict[str, str]:
-        """A person signs in on a live browser session (a sensitive change stands on one);
-        a machine client has none."""
-        try:
-            uuid.UUID(self.subject)
-        except ValueError:
-            return {}
-        return {"sid": signed_in_session(self.stack, self.subject)}
-
-    def call(self, method: str, path: str, json: Any = None) -> httpx.Response:
-        token = tokens.mint(
-            self.stack.key_dir,
-            issuer=self.stack.issuer,
-            scopes=self.scopes,
-            subject=self.subject,
-            **{"auth_time": int(time.time()), **self._session(), **self.claims},
-        )
-        headers = {"Authorization": f"Bearer {token}", "X-Forwarded-For": "198.18.8.8"}
-        return httpx.request(
-            method, self.stack.service_url("admin") + path, json=json, headers=headers, timeout=20
-        )
 
 
 def person_with(stack: Stack, *scopes: str, **claims: Any) -> Caller:
     person = records.create_user(stack, scopes=scopes)
-    return Caller(stack, person.id, scopes, **{**TWO_FACTORS, **claims})
-
-
-def rows(stack: Stack, sql: str, *args: object) -> list[dict[str, object]]:
-    return records.query(stack, sql, *args)
+    return Caller(stack, person.id, scopes, **claims)
 
 
 def direct_scopes(stack: Stack, user_id: str) -> list[str]:
@@ -95,15 +60,6 @@ def assert_not_held(answer: httpx.Response, *missing: str) -> None:
     assert body["code"] == "admin.scope_not_held", body
     for scope in missing:
         assert scope in body["detail"], body
-
-
-def denials(stack: Stack, actor: str) -> list[dict[str, object]]:
-    return rows(
-        stack,
-        "SELECT status_code, detail::text AS detail FROM audit_events"
-        " WHERE action = 'access.denied' AND actor = $1 ORDER BY id",
-        actor,
-    )
 
 
 def test_users_write_cannot_grant_itself_more(stack: Stack) -> None:
@@ -212,7 +168,7 @@ def test_a_machine_client_gives_only_its_own_scopes(stack: Stack) -> None:
     machine = records.create_client(
         stack, scopes=("idp:users:write",), grant_types=("client_credentials",)
     )
-    caller = Caller(stack, machine.client_id, ("idp:users:write",), client_id=machine.client_id)
+    caller = Caller(stack, machine.client_id, ("idp:users:write",))
     person = records.create_user(stack)
     answer = caller.call("PUT", f"/admin/users/{person.id}/scopes", {"scopes": ["idp:audit:read"]})
     assert_not_held(answer, "idp:audit:read")

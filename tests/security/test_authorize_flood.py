@@ -31,7 +31,7 @@ from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from tests.harness import infra, records
+from tests.harness import infra, records, snapshots
 from tests.harness.stack import Stack
 from tests.integration.token_fixtures import fresh_address
 
@@ -86,7 +86,7 @@ def request_state(stack: Stack, address: str) -> dict[bytes, bytes | None]:
     come and go with other tests' background work, such as coalesced audit counts.)"""
     return {
         key: value
-        for key, value in records.redis_snapshot(stack).items()
+        for key, value in snapshots.redis_snapshot(stack).items()
         if b"challenge" in key or address.encode() in key
     }
 
@@ -151,10 +151,10 @@ def test_an_oversized_parameter_is_refused_and_stores_nothing(
     stack: Stack, app: records.TestClient, name: str, value: str
 ) -> None:
     address = fresh_address()
-    before = (records.database_fingerprint(stack), request_state(stack, address))
+    before = (snapshots.database_fingerprint(stack), request_state(stack, address))
     with token_service(stack, address) as http:
         response = http.get("/oauth2/authorize", params=authorize_params(app, **{name: value}))
-    after = (records.database_fingerprint(stack), request_state(stack, address))
+    after = (snapshots.database_fingerprint(stack), request_state(stack, address))
     assert response.status_code == 400, (response.status_code, response.headers.get("location"))
     assert "location" not in response.headers
     assert response.headers["content-type"].startswith("text/html")

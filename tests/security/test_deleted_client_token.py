@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import httpx
 import pytest
@@ -29,18 +28,13 @@ import pytest
 from idp_common.protocol.constants import SCOPE_IDP_SCIM_READ, SCOPE_IDP_USERS_READ
 from tests.harness.stack import Stack
 from tests.integration.admin.contract import AdminApi
+from tests.interop.resource_support import Client as Machine
 from tests.security import token_standing_support as ts
 
 pytestmark = pytest.mark.integration
 
 USERS = "/admin/users"
 SCIM_USERS = "/scim/v2/Users"
-
-
-@dataclass(frozen=True)
-class Machine:
-    client_id: str
-    secret: str
 
 
 @pytest.fixture

@@ -42,33 +42,19 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-from redis.asyncio import Redis
 
 from idp_common.protocol.constants import SCOPE_IDP_ACCOUNT_READ, SCOPE_IDP_ACCOUNT_WRITE
-from idp_common.state.change_stamp import CLIENTS, bump
-from tests.harness import infra, records
+from tests.harness import records
 from tests.harness.api import assert_problem
 from tests.harness.dpop import DpopKey
 from tests.harness.stack import Stack
+from tests.harness.stamps import announce_client_change
 from tests.integration.admin.contract import AdminApi
+from tests.interop.resource_support import ACCESS_TOKEN_TYPE, EXCHANGE, Api
+from tests.interop.resource_support import Client as Machine
 from tests.security import token_standing_support as ts
 
 pytestmark = pytest.mark.integration
-
-EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
-ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
-
-
-@dataclass(frozen=True)
-class Api:
-    audience: str
-    scope: str
-
-
-@dataclass(frozen=True)
-class Machine:
-    client_id: str
-    secret: str
 
 
 @dataclass(frozen=True)
@@ -189,15 +175,7 @@ def allow_in_database(stack: Stack, machine: Machine, audience: str) -> None:
         machine.client_id,
         audience,
     )
-
-    async def announce() -> None:
-        redis = Redis.from_url(stack.env["SVC_REDIS_URL"])
-        try:
-            await bump(redis, stack.env["SVC_REDIS_PREFIX"], CLIENTS)
-        finally:
-            await redis.aclose()
-
-    infra.run(announce())
+    announce_client_change(stack)
 
 
 def test_the_admin_api_refuses_the_providers_own_api_as_an_exchange_audience(

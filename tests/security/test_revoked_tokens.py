@@ -15,15 +15,16 @@ deleting through the admin API.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness import records, tokens
-from tests.harness.api import TWO_FACTOR_SIGN_IN, signed_in_administrator, signed_in_session
+from tests.harness import records
+from tests.harness.api import (
+    administrator_token,
+    signed_in_administrator,
+)
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
 
@@ -122,13 +123,5 @@ def test_a_disabled_administrator_stops_administering_at_once(stack: Stack) -> N
     # issued in. A new sign-in administers again.
     assert admin_call(stack, admin, "PATCH", f"/admin/users/{removed}", {"disabled": False}) == 200
     assert_refused(get(stack, "admin", "/admin/audit", their_token))
-    fresh = tokens.mint(
-        stack.key_dir,
-        issuer=stack.issuer,
-        scopes=ADMIN_SCOPES,
-        subject=removed,
-        auth_time=int(time.time()),
-        sid=signed_in_session(stack, removed),
-        **TWO_FACTOR_SIGN_IN,
-    )
+    fresh = administrator_token(stack, removed)
     assert get(stack, "admin", "/admin/audit", fresh).status_code == 200

@@ -95,38 +95,10 @@ def sign_in(
     proof of ``dpop`` when given: a DPoP-bound access token)."""
     authorization = oidc.Authorization(app)
     with oidc.Browser(stack) as browser:
-        to_login = browser.get("/oauth2/authorize", params=authorization.params(scope))
-        assert to_login.status_code in (302, 303), to_login.text
-        challenge = oidc.query_of(to_login.headers["location"])["challenge"]
-        step = browser.post(
-            "/api/v1/auth/login",
-            json={"challenge": challenge, "email": person.email, "password": person.password},
-        )
-        assert step.status_code == 200, step.text
-        if step.json()["next"] == "consent":
-            step = browser.post(
-                "/api/v1/auth/consent", json={"challenge": challenge, "approve": True}
-            )
-            assert step.status_code == 200, step.text
-        assert step.json()["next"] == "done", step.text
-        code = browser._code_from(browser.get(step.json()["redirectTo"]), authorization)
+        code = browser.sign_in(authorization, person, scope)
         cookie = browser.session_cookie
-    form = {
-        "grant_type": "authorization_code",
-        "code": code,
-        "redirect_uri": app.redirect_uri,
-        "code_verifier": authorization.verifier,
-    }
     headers = {} if dpop is None else {"DPoP": dpop.proof("POST", stack.issuer + TOKEN_PATH)}
-    answer = httpx.post(
-        stack.proxy_url + TOKEN_PATH,
-        data=form,
-        auth=(app.client_id, app.secret or ""),
-        headers=headers,
-        timeout=20,
-    )
-    assert answer.status_code == 200, answer.text
-    return SignedIn(cookie, answer.json())
+    return SignedIn(cookie, oidc.exchange(stack, authorization, code, headers))
 
 
 def call(

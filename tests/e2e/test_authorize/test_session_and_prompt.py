@@ -13,7 +13,7 @@ from tests.e2e.test_authorize.support import (
     query_of,
     signed_in,
 )
-from tests.harness import records
+from tests.harness import records, snapshots
 from tests.harness.stack import Stack
 
 pytestmark = pytest.mark.e2e
@@ -44,21 +44,21 @@ def test_post_is_accepted_like_get(
 def test_prompt_none_without_session_is_login_required_and_writes_nothing(
     proxy: httpx.Client, stack: Stack, app: records.TestClient
 ) -> None:
-    before = (records.database_fingerprint(stack), records.redis_snapshot(stack))
+    before = (snapshots.database_fingerprint(stack), snapshots.redis_snapshot(stack))
     response = proxy.get("/oauth2/authorize", params=params(app, prompt="none"))
     assert query_of(response)["error"] == "login_required"
     assert query_of(response)["iss"] == stack.issuer
-    assert (records.database_fingerprint(stack), records.redis_snapshot(stack)) == before
+    assert (snapshots.database_fingerprint(stack), snapshots.redis_snapshot(stack)) == before
 
 
 def test_prompt_none_without_consent_is_consent_required_and_writes_nothing(
     proxy: httpx.Client, stack: Stack, app: records.TestClient, person: records.TestUser
 ) -> None:
     cookies = signed_in(stack, person)
-    before = (records.database_fingerprint(stack), records.redis_snapshot(stack))
+    before = (snapshots.database_fingerprint(stack), snapshots.redis_snapshot(stack))
     response = proxy.get("/oauth2/authorize", params=params(app, prompt="none"), headers=cookies)
     assert query_of(response)["error"] == "consent_required"
-    assert (records.database_fingerprint(stack), records.redis_snapshot(stack)) == before
+    assert (snapshots.database_fingerprint(stack), snapshots.redis_snapshot(stack)) == before
 
 
 def test_session_and_first_party_client_get_a_code_at_once(

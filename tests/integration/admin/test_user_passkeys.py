@@ -9,12 +9,20 @@ import time
 import uuid
 from typing import Any
 
+import httpx
 import pytest
 
 from idp_common.protocol.constants import ADMIN_SCOPES
-from tests.harness.api import TWO_FACTOR_SIGN_IN, ApiClient
+from tests.harness import tokens
+from tests.harness.api import TWO_FACTOR_SIGN_IN, ApiClient, fresh_address
 from tests.harness.passkeys import SoftAuthenticator
-from tests.harness.records import TestUser, create_user, query
+from tests.harness.records import (
+    TestUser,
+    create_browser_session,
+    create_user,
+    query,
+    session_exists,
+)
 from tests.harness.stack import Stack
 from tests.integration.admin.contract import MISSING_ID, AdminApi, assert_guarded, assert_problem
 from tests.integration.entity.contract import EntityApi
@@ -164,3 +172,30 @@ def test_another_administrators_passkey_needs_two_factors_and_a_stronger_caller(
     finally:
         full.close()
     assert stored(stack, victim) == []
+
+
+def test_an_administrator_removing_their_own_passkey_keeps_the_session_they_did_it_from(
+    stack: Stack,
+) -> None:
+    """As in the self-service screens: their other sessions end (an attacker's among them),
+    the one they act from stays and its token keeps working."""
+    me = with_passkeys(stack, "Phone", "Security key", scopes=ADMIN_SCOPES)
+    _, here = create_browser_session(stack, me.id)
+    _, elsewhere = create_browser_session(stack, me.id)
+    token = tokens.mint(
+        stack.key_dir,
+        issuer=stack.issuer,
+        scopes=ADMIN_SCOPES,
+        subject=me.id,
+        auth_time=int(time.time()),
+        sid=here.sid,
+        **TWO_FACTOR_SIGN_IN,
+    )
+    bearer = {"Authorization": f"Bearer {token}", "X-Forwarded-For": fresh_address()}
+    admin = stack.service_url("admin")
+    own = httpx.get(f"{admin}/admin/users/{me.id}/passkeys", headers=bearer).json()["items"]
+    removed = httpx.delete(f"{admin}/admin/users/{me.id}/passkeys/{own[0]['id']}", headers=bearer)
+    assert removed.status_code == 204, removed.text
+    assert stored(stack, me) == ["Security key"]
+    assert session_exists(stack, here.sid) and not session_exists(stack, elsewhere.sid)
+    assert httpx.get(f"{admin}/admin/users/{me.id}", headers=bearer).status_code == 200

@@ -12,7 +12,6 @@ stack's mail server is closed, so the notices are recorded as failed, never sile
 from __future__ import annotations
 
 import json
-import time
 
 import httpx
 import pyotp
@@ -29,6 +28,7 @@ from tests.harness.records import (
     query,
     session_exists,
 )
+from tests.harness.rows import notice_rows
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi, now
 
@@ -46,19 +46,9 @@ def enrol_authenticator(api: EntityApi) -> None:
 
 def notices(stack: Stack, person: TestUser, count: int) -> list[tuple[str, str, str]]:
     """(action, credential, change) of the notice rows about ``person``, once ``count`` are
-    there: they are sent after the answer."""
-    deadline = time.monotonic() + 15
-    while True:
-        rows = query(
-            stack,
-            "SELECT action, detail FROM audit_events WHERE action LIKE 'notice.%' "
-            "AND target = $1 ORDER BY id",
-            person.id,
-        )
-        if len(rows) >= count or time.monotonic() > deadline:
-            details = [(r["action"], json.loads(str(r["detail"]))) for r in rows]
-            return [(str(a), d["credential"], d["change"]) for a, d in details]
-        time.sleep(0.1)
+    there."""
+    told = [(str(r["action"]), dict(r["detail"])) for r in notice_rows(stack, person.id, count)]
+    return [(action, detail["credential"], detail["change"]) for action, detail in told]
 
 
 def authorize(stack: Stack, app: TestClient, cookie: str, **extra: str) -> str:

@@ -51,10 +51,12 @@ def secret_rows(stack: Stack, client_id: str) -> list[dict[str, Any]]:
     )
 
 
-def machine_client(admin_api: AdminApi, stack: Stack) -> dict[str, Any]:
-    """A confidential ``client_credentials`` client holding one scope of a fresh API."""
-    scope = f"{tf.unique('rot')}:things:read"
-    tf.create_api(stack, [scope])
+def machine_client(admin_api: AdminApi, stack: Stack, scope: str | None = None) -> dict[str, Any]:
+    """A confidential ``client_credentials`` client holding ``scope`` (by default one scope
+    of a fresh API)."""
+    if scope is None:
+        scope = f"{tf.unique('rot')}:things:read"
+        tf.create_api(stack, [scope])
     created = create(
         admin_api,
         redirectUris=[],

@@ -114,16 +114,8 @@ def test_disabling_stops_the_client_at_once_and_enabling_restores_it(
 def test_a_disabled_clients_token_stops_at_the_admin_api_until_enabled_again(
     admin_api: AdminApi, stack: Stack, http: httpx.Client
 ) -> None:
-    created = create(
-        admin_api,
-        redirectUris=[],
-        postLogoutRedirectUris=[],
-        backchannelLogoutUri=None,
-        grantTypes=["client_credentials"],
-    )
+    created = machine_client(admin_api, stack, SCOPE_IDP_USERS_READ)
     client_id, path = created["client_id"], f"/admin/clients/{created['client_id']}"
-    scopes = {"scopes": [SCOPE_IDP_USERS_READ]}
-    assert admin_api.put(f"{path}/scopes", json=scopes).status_code == 200
     issued = client_credentials(http, client_id, created["client_secret"])
     assert issued.status_code == 200, issued.text
     token = issued.json()["access_token"]

@@ -8,8 +8,6 @@ the test's own; the stack's service sends to a closed port, so its notices fail,
 
 from __future__ import annotations
 
-import json
-import time
 import uuid
 from email.message import EmailMessage
 from pathlib import Path
@@ -20,6 +18,7 @@ import pytest
 
 from tests.harness.records import TestUser as Person
 from tests.harness.records import create_browser_session, query
+from tests.harness.rows import notice_rows
 from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi, now
 from tests.integration.entity.test_credentials.support import (
@@ -61,22 +60,6 @@ def change_email(api: EntityApi, person: Person) -> str:
     return new
 
 
-def notice_rows(stack: Stack, person: Person, count: int = 1) -> list[dict[str, object]]:
-    """The ``notice.*`` rows about ``person``, once ``count`` of them are there (the notice
-    is sent after the answer)."""
-    deadline = time.monotonic() + 15
-    while True:
-        rows = query(
-            stack,
-            "SELECT action, status_code, actor, target_type, target, ip, detail "
-            "FROM audit_events WHERE action LIKE 'notice.%' AND target = $1 ORDER BY id",
-            person.id,
-        )
-        if len(rows) >= count or time.monotonic() > deadline:
-            return [{**row, "detail": json.loads(str(row["detail"]))} for row in rows]
-        time.sleep(0.1)
-
-
 def assert_no_address(rows: list[dict[str, object]], *addresses: str) -> None:
     for address in addresses:
         assert address.lower() not in str(rows).lower()
@@ -105,7 +88,7 @@ def test_the_email_notice_is_in_the_deployments_language_not_the_requests(
     assert new not in the_text(mail)
     assert not any("\u0600" <= ch <= "\u06ff" for ch in the_text(mail))
 
-    (row,) = notice_rows(stack, person)
+    (row,) = notice_rows(stack, person.id)
     assert row["action"] == "notice.sent" and row["status_code"] == 200
     assert row["target_type"] == "user" and row["target"] == person.id
     assert row["detail"] == {"credential": "email", "change": "changed"}
@@ -154,7 +137,7 @@ def test_a_password_change_sends_the_credential_changed_notice(
     assert 'dir="ltr"' in mail_part(mail, "html")
     assert NEW_PASSWORD not in the_text(mail) and person.password not in the_text(mail)
 
-    (row,) = notice_rows(stack, person)
+    (row,) = notice_rows(stack, person.id)
     assert row["action"] == "notice.sent"
     assert row["detail"] == {"credential": "password", "change": "changed"}
     assert row["actor"] == "service:notice"
@@ -170,7 +153,7 @@ def test_a_notice_that_cannot_be_sent_is_audited_and_the_change_stands(
 
     assert as_attacker(api, "POST", PASSWORD_PATH, body).status_code == 204
 
-    (row,) = notice_rows(stack, person)
+    (row,) = notice_rows(stack, person.id)
     assert row["action"] == "notice.failed" and row["status_code"] == 502
     assert row["detail"] == {
         "credential": "password",

@@ -8,6 +8,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-li
 import { afterEach, expect, test, vi } from "vitest";
 import { ClientForm, type ClientSettings } from "./ClientForm";
 import type { Client } from "./common";
+import { clientOf } from "./testing";
 
 const ISSUER = "https://id.example";
 const OWN_API = `${ISSUER}/api`;
@@ -52,30 +53,16 @@ function fakeApis(): void {
   });
 }
 
-const service = (tokenExchangeAudiences: string[]): Client => ({
-  client_id: "orders-service",
-  name: "Orders service",
-  type: "confidential",
-  redirectUris: [],
-  postLogoutRedirectUris: [],
-  backchannelLogoutUri: null,
-  grantTypes: ["urn:ietf:params:oauth:grant-type:token-exchange"],
-  skipConsent: false,
-  disabled: false,
-  scopes: [],
-  createdAt: "2026-11-28T00:00:00Z",
-  updatedAt: "2026-11-28T00:00:00Z",
-  id_token_signed_response_alg: "RS256",
-  userinfo_signed_response_alg: null,
-  token_endpoint_auth_method: "client_secret_basic",
-  jwks: null,
-  jwks_uri: null,
-  require_pushed_authorization_requests: false,
-  dpop_bound_access_tokens: false,
-  securityProfile: null,
-  tokenExchangeAudiences,
-  allowedWebOrigins: [],
-});
+const service = (tokenExchangeAudiences: string[]): Client =>
+  clientOf({
+    client_id: "orders-service",
+    name: "Orders service",
+    type: "confidential",
+    redirectUris: [],
+    grantTypes: ["urn:ietf:params:oauth:grant-type:token-exchange"],
+    token_endpoint_auth_method: "client_secret_basic",
+    tokenExchangeAudiences,
+  });
 
 async function renderForm(client: Client) {
   fakeApis();
