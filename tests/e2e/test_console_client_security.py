@@ -23,6 +23,7 @@ from tests.harness.browser import PageLog
 from tests.harness.console import check_screen, create_first_admin, find_row, settle, sign_in
 from tests.harness.console_steps import field_error, open_screen
 from tests.harness.stack import Stack
+from tests.integration import token_fixtures as tf
 
 pytestmark = pytest.mark.e2e
 
@@ -47,6 +48,7 @@ def test_fapi_private_key_jwt_client_survives_a_reload_and_errors_show_at_their_
     name = f"Bank app {tag}"
     kid = f"bank-{tag}"
     admin = create_first_admin(stack)
+    billing = tf.create_api(stack, [f"{tag}:billing:read"])
     sign_in(page, stack, admin, "/console/admin/clients")
     expect(page.get_by_role("heading", level=1, name="Clients")).to_be_visible()
     settle(page)
@@ -62,8 +64,9 @@ def test_fapi_private_key_jwt_client_survives_a_reload_and_errors_show_at_their_
     form.get_by_label("Require DPoP-bound access tokens").check()
     form.get_by_label("Security profile").select_option("fapi2")
     audiences = form.get_by_role("group", name="Token exchange audiences")
-    idp_api = audiences.get_by_label(f"idp ({stack.issuer}/api)", exact=True)
-    idp_api.check()
+    # never the provider's own API: a token for it would administer the provider
+    expect(audiences.get_by_label(f"({stack.issuer}/api)")).to_have_count(0)
+    audiences.get_by_label(f"({billing})").check()
     check_screen(page, "admin-client-fapi-new", request)
     form.get_by_role("button", name="Create client").click()
     reveal = page.get_by_role("dialog", name="Client created: its secret")
@@ -84,7 +87,7 @@ def test_fapi_private_key_jwt_client_survives_a_reload_and_errors_show_at_their_
     expect(settings.get_by_label("Require DPoP-bound access tokens")).to_be_checked()
     expect(settings.get_by_label(EXCHANGE_LABEL, exact=True)).to_be_checked()
     saved_audiences = settings.get_by_role("group", name="Token exchange audiences")
-    expect(saved_audiences.get_by_label(f"idp ({stack.issuer}/api)", exact=True)).to_be_checked()
+    expect(saved_audiences.get_by_label(f"({billing})")).to_be_checked()
     check_screen(page, "admin-client-fapi-detail", request)
 
     # A private key pasted by mistake: the API names jwks.keys[0]; shown at the JWK Set.
