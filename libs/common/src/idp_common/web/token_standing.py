@@ -29,6 +29,7 @@ an unreadable fact never counts as standing.
 from __future__ import annotations
 
 import asyncio
+import enum
 import math
 import time
 import uuid
@@ -78,6 +79,13 @@ def person_of(claims: dict[str, Any]) -> uuid.UUID | None:
         return None
 
 
+class _Unknown(enum.Enum):
+    UNKNOWN = enum.auto()
+
+
+_UNKNOWN: Final = _Unknown.UNKNOWN
+
+
 class _Facts(Generic[K, V]):
     """A worker's copy of facts read from PostgreSQL, forgotten when their stamp moves.
     Concurrent misses of one key share one load; a load under way when the stamp moves is
@@ -95,6 +103,14 @@ class _Facts(Generic[K, V]):
             self._entries.clear()
             self._loading.clear()
             self._epoch += 1
+
+    def kept(self, key: K) -> V | _Unknown:
+        """The worker's copy, while it lasts (no coroutine: the path of nearly every
+        request), else :data:`_UNKNOWN`."""
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] > time.monotonic():
+            return entry[1]
+        return _UNKNOWN
 
     async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
         entry = self._entries.get(key)
@@ -157,7 +173,9 @@ class TokenStanding:
     async def _person_verdict(
         self, person: uuid.UUID, claims: dict[str, Any], session: bytes | None
     ) -> Standing:
-        facts = await self._people.get(person, lambda: self._load_person(person))
+        facts = self._people.kept(person)
+        if facts is _UNKNOWN:
+            facts = await self._people.get(person, lambda: self._load_person(person))
         if not facts.active:
             return Standing("subject inactive")
         changed = facts.credentials_changed_at
@@ -181,7 +199,9 @@ class TokenStanding:
         return values[0] is not None, session
 
     async def _client_refusal(self, client_id: str, claims: dict[str, Any]) -> str | None:
-        client = await self._clients.get(client_id, lambda: self._load_client(client_id))
+        client = self._clients.kept(client_id)
+        if client is _UNKNOWN:
+            client = await self._clients.get(client_id, lambda: self._load_client(client_id))
         if client is None:
             return "client gone"
         if client.disabled:
