@@ -95,7 +95,7 @@ class _Facts(Generic[K, V]):
         self.stamp = stamp
         self._seconds = seconds
         self._entries: dict[K, tuple[float, V]] = {}
-        self._loading: dict[K, asyncio.Future[V]] = {}
+        self._loading: dict[K, asyncio.Task[V]] = {}
         self._epoch = 0
 
     def observe(self, stamp_value: bytes | None) -> None:
@@ -113,9 +113,10 @@ class _Facts(Generic[K, V]):
         return _UNKNOWN
 
     async def get(self, key: K, load: Callable[[], Awaitable[V]]) -> V:
-        entry = self._entries.get(key)
-        if entry is not None and entry[0] > time.monotonic():
-            return entry[1]
+        """The worker's copy, else one load shared by every caller that misses meanwhile."""
+        kept = self.kept(key)
+        if not isinstance(kept, _Unknown):
+            return kept
         task = self._loading.get(key)
         if task is None:
             # its own task: a caller that goes away (a client that hung up) does not cancel
