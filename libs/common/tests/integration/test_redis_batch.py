@@ -47,9 +47,9 @@ async def test_many_keys_of_one_caller_and_single_keys_of_others_share_one_mget(
 
     redis_client.mget = counting_mget  # type: ignore[method-assign]
     many, one, none = await asyncio.gather(
-        batch.get_many([f"{prefix}b", f"{prefix}missing", f"{prefix}a"]),
+        batch.get_many((f"{prefix}b", f"{prefix}missing", f"{prefix}a")),
         batch.get(f"{prefix}a"),
-        batch.get_many([]),
+        batch.get_many(()),
     )
     assert many == [b"2", None, b"1"]
     assert (one, none) == (b"1", [])

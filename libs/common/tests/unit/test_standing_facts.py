@@ -8,7 +8,8 @@ import asyncio
 from typing import Any, cast
 
 from idp_common.state.change_stamp import StampWatch
-from idp_common.web.token_standing import _Facts
+from idp_common.storage.repos.standing import ClientStanding
+from idp_common.web.token_standing import _Client, _Facts, _shape
 
 
 class _Stamp:
@@ -89,3 +90,21 @@ async def test_a_load_under_way_when_the_stamp_moves_is_answered_not_kept() -> N
     load.release.set()
     assert await pending == 1
     assert await facts.get("person", load) == 2
+
+
+def test_a_kept_client_judges_each_scope_string_as_a_set_comparison_would() -> None:
+    client = _Client(ClientStanding(disabled=False, scopes=frozenset({"openid", "email"})))
+    strings = ["openid", "email openid", "openid profile", ""] + [f"s{i}" for i in range(100)]
+    for _ in range(2):  # the second pass answers from what the first remembered
+        assert [client.holds(s) for s in strings] == [True, True, False, True] + [False] * 100
+    assert client.holds("openid email")
+
+
+def test_the_shape_of_a_token_names_the_person_and_session_it_stands_on() -> None:
+    person = {"jti": "j", "client_id": "app", "sub": "p-1", "sid": "s-1"}
+    assert _shape(person) == ("j", "app", "p-1", "s-1")
+    assert _shape({**person, "sid": ""}) == ("j", "app", "p-1", None)
+    # a client's own token: its sub is its client_id, no person and no session
+    assert _shape({**person, "sub": "app"}) == ("j", "app", None, None)
+    assert _shape({**person, "jti": None}) == "without jti"
+    assert _shape({**person, "client_id": 7}) == "without client_id"

@@ -54,7 +54,8 @@ class TokenContext:
     clients: TTLCache[str, ClientRecord] = field(
         default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
     )
-    users: TTLCache[uuid.UUID, UserClaims] = field(
+    # keyed by the person's id as text, the ``sub`` of their tokens: a hit parses nothing
+    users: TTLCache[str, UserClaims] = field(
         default_factory=lambda: TTLCache(USER_CACHE_SECONDS, max_entries=16384)
     )
     audiences: TTLCache[tuple[str, ...], TokenAudiences] = field(
@@ -138,13 +139,22 @@ class TokenContext:
         self.userinfo_algs.put(client_id, (alg,))
         return alg
 
-    async def get_user_claims(self, user_id: uuid.UUID) -> UserClaims | None:
+    async def get_user_claims(self, subject: str) -> UserClaims | None:
+        """The person whose id is ``subject`` (their tokens' ``sub``); None when it names
+        no person (not an id in its canonical text, or no such person)."""
+
         async def load() -> UserClaims | None:
+            try:
+                user_id = uuid.UUID(subject)
+            except ValueError:
+                return None
+            if str(user_id) != subject:
+                return None
             async with self.resources.hot.connection() as conn:
                 person = await load_person(conn, user_id)
             return None if person is None else person.claims
 
-        return await self.users.get_or_load(user_id, load)
+        return await self.users.get_or_load(subject, load)
 
     async def audiences_for(self, scopes: list[str]) -> TokenAudiences:
         """Audiences of the APIs owning ``scopes`` (sorted) and the algorithm their access

@@ -8,7 +8,7 @@ independent). Each caller still gets the answer Redis gave at that moment (see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import cast
 
@@ -38,10 +38,11 @@ class RedisBatch:
     async def get(self, key: str) -> bytes | None:
         return (await self._gets.submit((key,)))[0]
 
-    async def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+    def get_many(self, keys: tuple[str, ...]) -> Awaitable[list[bytes | None]]:
         """The values of ``keys``, in their order: one call in the turn's ``MGET`` (cheaper
-        than one :meth:`get` each, which the caller would have to gather)."""
-        return await self._gets.submit(tuple(keys))
+        than one :meth:`get` each, which the caller would have to gather). Not a coroutine
+        of its own: the batch's answer is awaited as it is."""
+        return self._gets.submit(keys)
 
     async def set(
         self, key: str, value: bytes, *, ttl_seconds: int, only_if_exists: bool = False

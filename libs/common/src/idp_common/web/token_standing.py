@@ -46,13 +46,15 @@ from idp_common.storage.repos.standing import (
 )
 from idp_common.web.resources import Resources
 
-__all__ = ["Standing", "TokenStanding", "person_of"]
+__all__ = ["Standing", "TokenStanding"]
 
 #: How long a worker keeps a person's facts without a stamp change (a missed bump).
 PERSON_SECONDS: Final = 5.0
 #: How long a worker keeps a client's facts without a stamp change (a missed bump).
 CLIENT_SECONDS: Final = 60.0
 _CAPACITY: Final = 10_000
+#: Scope strings a kept client remembers its verdict on.
+_SCOPE_STRINGS: Final = 64
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -65,18 +67,6 @@ class Standing(NamedTuple):
     refusal: str | None
     session: bytes | None = None
     credentials_changed_at: float | None = None
-
-
-def person_of(claims: dict[str, Any]) -> uuid.UUID | None:
-    """The person a token speaks for: ``sub`` when it is a user id and not the client's
-    own id (a client-credentials token)."""
-    subject = claims.get("sub")
-    if not isinstance(subject, str) or subject == claims.get("client_id"):
-        return None
-    try:
-        return uuid.UUID(subject)
-    except ValueError:
-        return None
 
 
 class _Unknown(enum.Enum):
@@ -138,6 +128,27 @@ class _Facts(Generic[K, V]):
         return value
 
 
+class _Client:
+    """A client's facts as a worker keeps them, with the scope strings of its tokens
+    already compared with its scopes (a client's tokens carry few distinct ones)."""
+
+    __slots__ = ("_fits", "disabled", "scopes")
+
+    def __init__(self, standing: ClientStanding) -> None:
+        self.disabled = standing.disabled
+        self.scopes = standing.scopes
+        self._fits: dict[str, bool] = {}
+
+    def holds(self, scope: str) -> bool:
+        """Whether every scope of the space-separated ``scope`` is still the client's."""
+        fits = self._fits.get(scope)
+        if fits is None:
+            fits = set(scope.split()) <= self.scopes
+            if len(self._fits) < _SCOPE_STRINGS:
+                self._fits[scope] = fits
+        return fits
+
+
 class TokenStanding:
     """One per application (see the module)."""
 
@@ -148,88 +159,112 @@ class TokenStanding:
         self._reads = reads
         self._revocations = RevocationList(resources.redis, prefix, reads)
         self._sessions = resources.session_standing
-        self._people: _Facts[uuid.UUID, PersonStanding] = _Facts(
+        # keyed by the token's ``sub`` as it is, so that a kept person costs no UUID parse
+        self._people: _Facts[str, PersonStanding | None] = _Facts(
             StampWatch(reads, prefix, USERS), PERSON_SECONDS
         )
-        self._clients: _Facts[str, ClientStanding | None] = _Facts(
+        self._clients: _Facts[str, _Client | None] = _Facts(
             StampWatch(reads, prefix, CLIENTS), CLIENT_SECONDS
         )
 
     async def check(self, claims: dict[str, Any]) -> Standing:
-        """The verdict on a token whose signature, issuer, audience and expiry hold."""
+        """The verdict on a token whose signature, issuer, audience and expiry hold.
+
+        The facts kept by the worker are read without a coroutine: this runs on every
+        request of the provider's own API, userinfo and introspection."""
         shape = _shape(claims)
         if isinstance(shape, str):
             return Standing(shape)
-        jti, client_id, person, sid = shape
+        jti, client_id, subject, sid = shape
         revoked, session = await self._read(jti, sid)
         if revoked:
             return Standing("revoked")
         if sid is not None and session is None:
             return Standing("session ended")
-        refusal = await self._client_refusal(client_id, claims)
-        if refusal is not None or person is None:
+        client = self._clients.kept(client_id)
+        if client is _UNKNOWN:
+            client = await self._clients.get(client_id, lambda: self._load_client(client_id))
+        refusal = _client_refusal(client, claims)
+        if refusal is not None or subject is None:
             return Standing(refusal)
-        return await self._person_verdict(person, claims, session)
-
-    async def _person_verdict(
-        self, person: uuid.UUID, claims: dict[str, Any], session: bytes | None
-    ) -> Standing:
-        facts = self._people.kept(person)
-        if facts is _UNKNOWN:
-            facts = await self._people.get(person, lambda: self._load_person(person))
-        if not facts.active:
-            return Standing("subject inactive")
-        changed = facts.credentials_changed_at
-        # whole seconds, as ``iat`` is
-        if session is None and changed is not None and _issued_at(claims) < math.floor(changed):
-            return Standing("issued before the credentials changed")
-        return Standing(None, session, changed)
+        person = self._people.kept(subject)
+        if person is _UNKNOWN:
+            person = await self._people.get(subject, lambda: self._load_person(subject))
+        return _person_verdict(person, claims, session)
 
     async def _read(self, jti: str, sid: str | None) -> tuple[bool, bytes | None]:
         """(revoked, the live session's JSON) from the one shared read; the stamps seen
         on the way make the workers' copies of facts forget what changed."""
-        keys = [self._revocations.jti_key(jti), self._people.stamp.key, self._clients.stamp.key]
-        if sid is not None:
-            keys.append(self._sessions.session_key(sid))
-        values = await self._reads.get_many(keys)
-        self._people.observe(values[1])
-        self._clients.observe(values[2])
-        session = values[3] if sid is not None else None
-        if sid is not None and session is None:  # a sid replaced by a re-authentication?
-            session = await self._sessions.follow(sid, None)
+        people, clients = self._people, self._clients
+        jti_key = self._revocations.jti_key(jti)
+        if sid is None:
+            values = await self._reads.get_many((jti_key, people.stamp.key, clients.stamp.key))
+            session = None
+        else:
+            session_key = self._sessions.session_key(sid)
+            values = await self._reads.get_many(
+                (jti_key, people.stamp.key, clients.stamp.key, session_key)
+            )
+            session = values[3]
+            if session is None:  # a sid replaced by a re-authentication?
+                session = await self._sessions.follow(sid, None)
+        people.observe(values[1])
+        clients.observe(values[2])
         return values[0] is not None, session
 
-    async def _client_refusal(self, client_id: str, claims: dict[str, Any]) -> str | None:
-        client = self._clients.kept(client_id)
-        if client is _UNKNOWN:
-            client = await self._clients.get(client_id, lambda: self._load_client(client_id))
-        if client is None:
-            return "client gone"
-        if client.disabled:
-            return "client disabled"
-        if "act" not in claims and not set(str(claims.get("scope", "")).split()) <= client.scopes:
-            return "scope withdrawn from the client"
-        return None
-
-    async def _load_person(self, person: uuid.UUID) -> PersonStanding:
+    async def _load_person(self, subject: str) -> PersonStanding | None:
+        """The person ``subject`` names, None when it is not a person's id (then only the
+        client and the session are checked, as for a client's own token)."""
+        try:
+            person = uuid.UUID(subject)
+        except ValueError:
+            return None
         async with self._resources.hot.connection() as conn:
             return await person_standing(conn, person)
 
-    async def _load_client(self, client_id: str) -> ClientStanding | None:
+    async def _load_client(self, client_id: str) -> _Client | None:
         async with self._resources.hot.connection() as conn:
-            return await client_standing(conn, client_id)
+            standing = await client_standing(conn, client_id)
+        return None if standing is None else _Client(standing)
 
 
-def _shape(claims: dict[str, Any]) -> str | tuple[str, str, uuid.UUID | None, str | None]:
-    """(jti, client_id, the person, the sid a person's token stands on), or why not."""
-    jti, client_id, sid = claims.get("jti"), claims.get("client_id"), claims.get("sid")
+def _shape(claims: dict[str, Any]) -> str | tuple[str, str, str | None, str | None]:
+    """(jti, client_id, the ``sub`` of a person's token, the sid it stands on), or why
+    not. A client-credentials token's ``sub`` is its client's own id: no person."""
+    jti, client_id, subject = claims.get("jti"), claims.get("client_id"), claims.get("sub")
     if not isinstance(jti, str) or not jti:
         return "without jti"
     if not isinstance(client_id, str) or not client_id:
         return "without client_id"
-    person = person_of(claims)
-    on_session = person is not None and isinstance(sid, str) and bool(sid)
-    return jti, client_id, person, sid if on_session else None
+    if not isinstance(subject, str) or not subject or subject == client_id:
+        return jti, client_id, None, None
+    sid = claims.get("sid")
+    return jti, client_id, subject, sid if isinstance(sid, str) and sid else None
+
+
+def _client_refusal(client: _Client | None, claims: dict[str, Any]) -> str | None:
+    if client is None:
+        return "client gone"
+    if client.disabled:
+        return "client disabled"
+    # an exchanged token (``act``) holds its target APIs' scopes, not its client's
+    if "act" not in claims and not client.holds(str(claims.get("scope", ""))):
+        return "scope withdrawn from the client"
+    return None
+
+
+def _person_verdict(
+    person: PersonStanding | None, claims: dict[str, Any], session: bytes | None
+) -> Standing:
+    if person is None:  # ``sub`` names no person: nothing more to check
+        return Standing(None, session)
+    if not person.active:
+        return Standing("subject inactive")
+    changed = person.credentials_changed_at
+    # whole seconds, as ``iat`` is
+    if session is None and changed is not None and _issued_at(claims) < math.floor(changed):
+        return Standing("issued before the credentials changed")
+    return Standing(None, session, changed)
 
 
 def _issued_at(claims: dict[str, Any]) -> float:

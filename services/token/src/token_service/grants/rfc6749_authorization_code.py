@@ -180,7 +180,7 @@ class AuthorizationCodeGrant:
             await record_audit(deps.ctx.resources.sessions, entry)
             raise refusal
         person = done.person.claims
-        deps.ctx.users.put(code.user_id, person)
+        deps.ctx.users.put(str(code.user_id), person)
         auth = await grant_authorization(
             deps,
             client,

@@ -144,7 +144,7 @@ class RefreshTokenGrant:
         )
         claims = None if person is None or old.user_id is None else person.claims
         if claims is not None and old.user_id is not None:
-            deps.ctx.users.put(old.user_id, claims)
+            deps.ctx.users.put(str(old.user_id), claims)
         auth = await grant_authorization(
             deps,
             client,

@@ -120,7 +120,7 @@ class DeviceCodeGrant:
         user_id = uuid.UUID(approval.user_id)
         put_back = _put_back(deps, store, device_code, client, approval)
         refresh = await _spend(deps, client, scopes, origin, ident, user_id, put_back)
-        deps.ctx.users.put(user_id, person.claims)
+        deps.ctx.users.put(str(user_id), person.claims)
         auth = await grant_authorization(
             deps, client, scopes, origin, user_id=user_id, person=person.claims
         )
