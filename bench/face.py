@@ -1,10 +1,10 @@
-"""Benchmark of face verification (issue 7 acceptance 5): ``uv run --frozen python -m bench.face``.
+"""Benchmark of face verification: ``uv run --frozen python -m bench.face``.
 
 Target: verifications per second with 2 workers (one :class:`FaceEngine` with
 ``face_workers=2``: two model processes), and the event loop's worst delay while they run,
 which must stay under 20 ms.
 
-- The shared test images (``../shared/testdata/faces``, see its README). One photo of each
+- The face test images (``tests/data/faces``, see its README). One photo of each
   of four people is enrolled: embedded in the pool and sealed, as ``PUT /entity/face``
   stores it. A verification does what ``POST /api/v1/auth/biometric`` does with the
   face: open the sealed template, embed the presented photo in the pool, compare. The

@@ -1,9 +1,8 @@
-"""Where the shared face test images are: ``../shared/testdata/faces`` beside the
-repository (as CI checks it out), or ``IDP_TEST_FACES`` when set. See its README."""
+"""The face test images: ``tests/data/faces`` (its README gives each photo's source and
+licence)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import httpx
@@ -13,11 +12,11 @@ from tests.harness.stack import Stack
 from tests.integration.entity.contract import EntityApi
 
 ROOT = Path(__file__).resolve().parents[2]
-FACES = Path(os.environ.get("IDP_TEST_FACES") or ROOT.parent / "shared" / "testdata" / "faces")
+FACES = ROOT / "tests" / "data" / "faces"
 
 
 def face(name: str) -> bytes:
-    """The bytes of one shared test image."""
+    """The bytes of one test image."""
     return (FACES / name).read_bytes()
 
 

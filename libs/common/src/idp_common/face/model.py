@@ -53,7 +53,7 @@ DETECTOR_UPSAMPLE: Final = 1
 #: dlib's chip for dlib_face_recognition_resnet_model_v1: 150 px, 25 % padding.
 CHIP_SIZE: Final = 150
 CHIP_PADDING: Final = 0.25
-#: Variance of the Laplacian of the grey chip. Measured on the shared test images (issue 7):
+#: Variance of the Laplacian of the grey chip. Measured on the test images (tests/data/faces):
 #: the single-face photos give 187-1808 (rose_leslie2 187, biden1 202, astronaut 203); a
 #: Gaussian blur of radius 1 gives 24-196, radius 2 gives 4-80, radius 4 gives 1-21.
 #: Same-person distances stay <= 0.45 down to about 15, so 40 refuses what is clearly
