@@ -1,4 +1,4 @@
-"""Back-channel logout end to end through the proxy (spec part 6; issue 6 acceptance 1,
+"""Back-channel logout end to end through the proxy (contract §6; issue 6 acceptance 1,
 2 and 5): real applications are HTTP receivers on 127.0.0.1, the person signs in through
 the sign-in API, logs out, and the logout-dispatcher delivers the logout tokens."""
 

@@ -1,4 +1,4 @@
-"""A logout is never lost (issue 6 acceptance 3; DESIGN.md "Events"): with NATS stopped
+"""A logout is never lost (issue 6 acceptance 3; docs/design.md "Events"): with NATS stopped
 the sign-out still succeeds and the delivery happens when NATS is back; with the
 dispatcher stopped, events wait (in the outbox, or in the stream once relayed) and are
 delivered when it starts again. Several dispatcher replicas deliver each event once.

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Page, expect
 
-from idp_common.protocol.wcag_contrast import primary_color_problem
+from admin_service.protocol.wcag_contrast import primary_color_problem
 from tests.harness.browser import PageLog
 from tests.harness.console import check_screen, create_first_admin, settle, sign_in
 from tests.harness.console_steps import create_client, field_error

@@ -1,4 +1,4 @@
-"""Discovery and JWKS through the proxy (spec part 4 "Discovery", §5 "Signing keys").
+"""Discovery and JWKS through the proxy (contract §4 "Discovery", §5 "Signing keys").
 
 The harness starts the stack with two RS256 key files, an older and a newer one, and one
 key each for PS256, ES256 and EdDSA in their sub-directories (issue #24).

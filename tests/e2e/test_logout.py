@@ -1,4 +1,4 @@
-"""``/oauth2/logout`` through the proxy (spec part 3, "session active → session ended")."""
+"""``/oauth2/logout`` through the proxy (contract §3, "session active → session ended")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Claim release of mapped profile fields, end to end (spec part 2 "Profile field" rule 2;
-DESIGN.md "Claim release"): a value mapped to a claim appears in the ID token and at
+"""Claim release of mapped profile fields, end to end (contract §2 "Profile field" rule 2;
+docs/design.md "Claim release"): a value mapped to a claim appears in the ID token and at
 ``/oauth2/userinfo`` exactly when the authorization granted the field's ``claimScope``.
 
 An administrator defines the fields and sets the values through the admin API; a real RP

@@ -1,5 +1,5 @@
 """The proxy's coarse per-address limit on /oauth2/token, /oauth2/par (RFC 9126) and
-/api/v1/auth/* (spec §8).
+/api/v1/auth/* (contract §8).
 
 A second proxy in front of the same services runs with a low rate so the limit is
 reached in a handful of requests; the run's main proxy keeps its production-like rate.

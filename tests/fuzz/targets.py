@@ -43,9 +43,9 @@ from idp_common.protocol.oidc_authorize import (
     single_values,
 )
 from idp_common.protocol.oidc_id_token_hint import InvalidIdTokenHint, verify_id_token_hint
-from idp_common.protocol.rfc6749_client_auth import parse_client_credentials
 from idp_common.protocol.rfc6749_errors import OAuth2Error
 from token_service.forms import TokenRequest, field_names, parse_form_body
+from token_service.protocol.rfc6749_client_auth import parse_client_credentials
 
 ISSUER: Final = "https://id.example.com"
 AUDIENCE: Final = "https://id.example.com/api"

@@ -5,7 +5,8 @@ bench: key pairs as JWKs, a signed assertion, and the form members that carry it
     jwks = public_jwks(key)                        # what the client registers
     form = assertion_form(sign_assertion(key, client_id, token_url))
 
-Nothing here checks anything: the provider does (``idp_common.protocol.rfc7523_client_assertion``).
+Nothing here checks anything: the provider does
+(``token_service.protocol.rfc7523_client_assertion``).
 """
 
 from __future__ import annotations

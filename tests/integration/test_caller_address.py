@@ -1,4 +1,4 @@
-"""Caller address (spec §5): ``X-Forwarded-For`` is believed only from a trusted sender.
+"""Caller address (contract §5): ``X-Forwarded-For`` is believed only from a trusted sender.
 
 The stack trusts 127.0.0.1 only. Clients bound to other loopback addresses
 (127.0.0.2...) are real, untrusted senders. The address is observed where it is used:

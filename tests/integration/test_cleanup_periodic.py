@@ -1,4 +1,4 @@
-"""The periodic cleanup (spec part 3 last row, §8): deletes codes and refresh tokens an
+"""The periodic cleanup (contract §3 last row, §8): deletes codes and refresh tokens an
 hour past expiry, keeps revoked unexpired ones and the audit log, and only one replica
 runs it at a time (a PostgreSQL advisory lock)."""
 

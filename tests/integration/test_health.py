@@ -1,4 +1,4 @@
-"""Health routes of every service, healthy and with a dependency gone (spec part 4).
+"""Health routes of every service, healthy and with a dependency gone (contract §4).
 
 A dependency is made unreachable by pointing a fresh service process at a port where
 nothing listens, the same failure a stopped server shows.
@@ -84,7 +84,7 @@ async def _stamp(db_url: str, revision: str) -> None:
 
 
 def test_a_schema_ahead_of_this_release_keeps_it_ready(extra_processes: Stack) -> None:
-    """A rollout migrates first (spec part 9.5), while the previous release still serves:
+    """A rollout migrates first (contract §9.5), while the previous release still serves:
     its replicas must stay ready on the newer schema, or every request fails until the new
     replicas are up (migrations are additive within a release: docs/operations.md)."""
     name = f"idp_t_{infra.run_id()}"

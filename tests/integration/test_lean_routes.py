@@ -23,10 +23,10 @@ import pytest
 
 from idp_common.observability import tracing
 from idp_common.protocol.constants import SESSION_COOKIE_NAME
-from idp_common.web.lean_routes import LeanRoutes
 from tests.harness import records
 from tests.harness.stack import Stack
 from tests.integration import token_fixtures as tf
+from token_service.lean_routes import LeanRoutes
 
 pytestmark = pytest.mark.integration
 

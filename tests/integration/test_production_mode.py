@@ -1,4 +1,4 @@
-"""``SVC_ENV=prod`` (spec §5 settings table, part 1, §9 rule 4): HSTS on every response,
+"""``SVC_ENV=prod`` (contract §5 settings table, part 1, §9 rule 4): HSTS on every response,
 and no interactive API description (``/docs``, ``/redoc``, ``/openapi.json``)."""
 
 from __future__ import annotations

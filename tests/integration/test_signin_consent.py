@@ -1,4 +1,4 @@
-"""Sign-in API, consent step (DESIGN.md "Sign-in": consent remembered per person and
+"""Sign-in API, consent step (docs/design.md "Sign-in": consent remembered per person and
 client; deny sends the browser to the client with ``error=access_denied``, RFC 6749
 §4.1.2.1, and ``iss``, RFC 9207)."""
 

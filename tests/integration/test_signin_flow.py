@@ -1,6 +1,6 @@
 """The whole browser flow through the proxy: ``/oauth2/authorize`` creates the challenge,
 the sign-in API completes it and sets the session cookie, authorize resumes it and
-redirects to the client with a code (DESIGN.md "Sign-in")."""
+redirects to the client with a code (docs/design.md "Sign-in")."""
 
 from __future__ import annotations
 

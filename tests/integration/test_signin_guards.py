@@ -1,4 +1,4 @@
-"""Cross-site posts are refused (DESIGN.md "Wire contracts"): JSON only (415), and the
+"""Cross-site posts are refused (docs/design.md "Wire contracts"): JSON only (415), and the
 ``Origin`` must be the issuer's (or an allowed admin origin) when a browser sends one."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Sign-in API, password step (spec part 4 "Sign-in and recovery", part 5 "Browser
-session", part 8; DESIGN.md "Wire contracts"), against the stack's authui-api."""
+"""Sign-in API, password step (contract §4 "Sign-in and recovery", part 5 "Browser
+session", part 8; docs/design.md "Wire contracts"), against the stack's authui-api."""
 
 from __future__ import annotations
 
@@ -235,7 +235,7 @@ def test_failed_sign_ins_slow_the_account_down(stack: Stack, authui: str, exists
 
 
 def test_the_121st_sign_in_from_one_address_is_refused(stack: Stack, authui: str) -> None:
-    limit = 120  # spec §8 TOKEN_PER_IP: the stack keeps the default
+    limit = 120  # contract §8 TOKEN_PER_IP: the stack keeps the default
     address = fresh_address()
     with signin_client(authui, address=address) as client:
         body = {"challenge": "no-such-challenge", "email": "a@example.com", "password": "x"}

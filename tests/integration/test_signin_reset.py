@@ -1,4 +1,4 @@
-"""Password reset (spec part 4 "Sign-in and recovery", part 8 ``RESET_PER_IP``; DESIGN.md
+"""Password reset (contract §4 "Sign-in and recovery", part 8 ``RESET_PER_IP``; docs/design.md
 "Sign-in": the same answer whatever the address, a single-use link of 30 minutes stored as a
 digest and mailed through SMTP, confirming ends all sessions). Mail goes to the project's
 own catcher (``idp mail-catcher``) on a free port."""

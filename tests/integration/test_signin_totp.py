@@ -1,4 +1,4 @@
-"""Sign-in API, one-time code step (RFC 6238; DESIGN.md "Sign-in": password → code when
+"""Sign-in API, one-time code step (RFC 6238; docs/design.md "Sign-in": password → code when
 an authenticator is confirmed). The secrets are sealed with ``idp_common.crypto.secretbox``
 under ``SVC_SECRETS_KEY``, which an extra authui-api process of this module is given."""
 

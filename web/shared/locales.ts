@@ -1,5 +1,5 @@
 /**
- * The languages both frontends ship (issue #28, docs/frontends.md "Languages"), and how one
+ * The languages both frontends ship (docs/frontends.md "Languages"), and how one
  * is chosen from a list of preferences (BCP 47 tags, most wanted first): the first tag whose
  * language we ship, compared case-insensitively, `de-AT` falling back to `de` (RFC 4647
  * §3.4 "Lookup"). The server applies the same rule in `idp_common.protocol.rfc4647_locales`.

@@ -1,6 +1,6 @@
 /**
  * The Vite settings both frontends share. Each app is built for its prefix of the one
- * public origin (spec part 1, rule 2): the proxy serves `dist/` at that prefix and answers
+ * public origin (contract §1, rule 2): the proxy serves `dist/` at that prefix and answers
  * every other path below it with its index.html, so the page reads its state from the URL.
  */
 export function frontendConfig(base: "/auth/" | "/console/") {

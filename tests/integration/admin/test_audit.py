@@ -1,5 +1,5 @@
 """``GET /admin/audit``: newest first, filtered by action, actor, target and time range,
-paged with ``limit``/``cursor`` (DESIGN.md "Lists"); writes of the admin API appear in it
+paged with ``limit``/``cursor`` (docs/design.md "Lists"); writes of the admin API appear in it
 with actor, target, caller address and status."""
 
 from __future__ import annotations

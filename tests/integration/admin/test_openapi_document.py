@@ -1,7 +1,7 @@
 """The admin service's OpenAPI document (issue 4: "each route in the service's OpenAPI
 document with its permission, request and response shapes; /docs outside production").
 
-Every route of spec part 4 "Admin: ..." (and DESIGN.md's ``DELETE
+Every route of contract §4 "Admin: ..." (and docs/design.md's ``DELETE
 /admin/users/{user_id}/sessions``) is documented with exactly one permission of the
 ``idp:<resource>:read|write`` family (``read`` for GET, ``write`` otherwise), a request body
 schema where it takes one, and a response schema for its success answer.

@@ -1,4 +1,4 @@
-"""``GET/PATCH /admin/users/{user_id}/profile`` (spec part 4 "Admin: users"; part 2
+"""``GET/PATCH /admin/users/{user_id}/profile`` (contract §4 "Admin: users"; part 2
 "Profile field" rules 6 and 10): typed values, the fields that apply (global and the
 person's groups), all-or-nothing writes, required fields, and the ``unique`` rule under
 20 concurrent writers (issue 4 acceptance 3)."""

@@ -1,4 +1,4 @@
-"""``/entity/connections`` (spec part 4 "Entity (self-service)", DESIGN.md "Sign-in";
+"""``/entity/connections`` (contract §4 "Entity (self-service)", docs/design.md "Sign-in";
 issue 5 acceptance 1).
 
 A connection is a remembered consent, or a first-party (``skipConsent``) client holding a

@@ -1,4 +1,4 @@
-"""``GET /entity/permissions`` (spec part 4 "Entity (self-service)"; issue 5 acceptance 1):
+"""``GET /entity/permissions`` (contract §4 "Entity (self-service)"; issue 5 acceptance 1):
 every scope the caller holds and where it comes from, the same answer as the admin API's
 ``effective-scopes`` for that person. The route takes no input, so it has no 422."""
 

@@ -1,4 +1,4 @@
-"""``PUT/DELETE /entity/profile/photo`` and ``GET /media/avatars/{name}`` (spec part 2
+"""``PUT/DELETE /entity/profile/photo`` and ``GET /media/avatars/{name}`` (contract §2
 "Built-in person facts" photo, part 4 "Entity" and "Media", §8 body size; issue 5
 acceptance 1 and 3) against the run's moto S3 server."""
 

@@ -1,4 +1,4 @@
-"""``/entity/sessions`` (spec part 4 "Entity (self-service)", part 3 "session active",
+"""``/entity/sessions`` (contract §4 "Entity (self-service)", part 3 "session active",
 issue 5 acceptance 1 and 6).
 
 The list shows each application reached, recorded by real authorizations through the

@@ -1,4 +1,4 @@
-"""``/entity/totp``, ``/entity/totp/enroll``, ``/entity/totp/confirm`` (spec part 4; issue 5
+"""``/entity/totp``, ``/entity/totp/enroll``, ``/entity/totp/confirm`` (contract §4; issue 5
 acceptance 1 and 4): enrol, confirm with a real code (pyotp), recovery codes shown once and
 stored as digests, the recent sign-in, remove."""
 

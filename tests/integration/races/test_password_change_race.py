@@ -1,5 +1,5 @@
 """A password change (the person's own, or an administrator's reset) and sign-ins with the
-old password at once (issue 21; spec part 4: a new password ends every session of the
+old password at once (issue 21; contract §4: a new password ends every session of the
 person and revokes their refresh tokens).
 
 Serially, a sign-in with the old password either comes before the change (it succeeds, and

@@ -1,5 +1,5 @@
 /**
- * The sign-in API on the same origin (DESIGN.md §2, "Wire contracts"). JSON in, JSON
+ * The sign-in API on the same origin (docs/design.md §2, "Wire contracts"). JSON in, JSON
  * out; errors are RFC 9457 problem+json. Every call sends the `svc_session` cookie
  * (`credentials: "same-origin"`): the response that completes authentication sets it.
  */
@@ -41,7 +41,7 @@ export interface Challenge {
   brand: Brand | null;
 }
 
-/** What the page shows of a brand (issue #28; docs/branding.md). */
+/** What the page shows of a brand (docs/branding.md). */
 export interface Brand {
   productName: string;
   logoUri: string | null;

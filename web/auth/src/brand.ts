@@ -1,5 +1,5 @@
 /**
- * The brand on the page (issue #28; docs/branding.md): during a sign-in flow the
+ * The brand on the page (docs/branding.md): during a sign-in flow the
  * challenge's `brand` (the client's over the provider's), elsewhere the provider's from
  * `GET /api/v1/auth/branding`. Only what is safe is used: a logo on our own origin's
  * `/media/brand/`, links that are http(s), a colour that is `#rrggbb`. Text goes in with

@@ -1,6 +1,6 @@
 /**
  * Opaque ids read from the query string: the sign-in `challenge` (the provider sends the
- * browser to `{SVC_AUTH_UI_BASE_URL}/login?challenge=<id>`, DESIGN.md §2 "Sign-in") and the
+ * browser to `{SVC_AUTH_UI_BASE_URL}/login?challenge=<id>`, docs/design.md §2 "Sign-in") and the
  * password-reset `token`. The page keeps them in memory to send them back to the API,
  * and never writes them into the page, a log or storage.
  */

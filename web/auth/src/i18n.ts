@@ -1,5 +1,5 @@
 /**
- * The sign-in page's texts (issue #28; docs/frontends.md "Languages"): ICU MessageFormat
+ * The sign-in page's texts (docs/frontends.md "Languages"): ICU MessageFormat
  * catalogues in `i18n/<locale>.json` (flat `{ "id": "message" }`), formatted by
  * `@formatjs/intl` with the locale's plural and number rules. English is bundled; another
  * language is loaded when chosen. Every text a person reads goes through `t(id, values)`.

@@ -1,5 +1,5 @@
 /**
- * The passkey ceremony of a sign-in step (issue #26): the options from the API, the
+ * The passkey ceremony of a sign-in step: the options from the API, the
  * browser's WebAuthn prompt (`@simplewebauthn/browser`), and what a failure means for the
  * page. No DOM here: the screens (screens/passkey.ts, screens/login.ts) say it.
  *

@@ -1,5 +1,5 @@
 /**
- * The sign-in flow for one challenge (`/auth/login?challenge=<id>`, DESIGN.md §2
+ * The sign-in flow for one challenge (`/auth/login?challenge=<id>`, docs/design.md §2
  * "Sign-in"): read the challenge, show its next step, and after each step either follow
  * the API's `redirectTo` or show the step it names. The challenge id stays in memory.
  */

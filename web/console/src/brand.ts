@@ -1,5 +1,5 @@
 /**
- * The provider's brand in the console's header (issue #28, docs/branding.md):
+ * The provider's brand in the console's header (docs/branding.md):
  * `GET /api/v1/auth/branding` (public). The primary colour becomes the custom property
  * `--brand-primary` through the CSSOM (`style.setProperty`), which the CSP allows, unlike a
  * `style` attribute. Any failure leaves the console's own look: the brand is decoration.

@@ -1,4 +1,4 @@
-"""Domain error kinds (STYLE.md §6).
+"""Domain error kinds (docs/style.md §6).
 
 Repositories and domain code raise these; each app maps them once, in one exception
 handler (:mod:`idp_common.web.problems`), to RFC 9457 problem+json. The ``code`` is a
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class FieldError:
-    """One invalid input, named by its field (spec §7: the message names the field)."""
+    """One invalid input, named by its field (contract §7: the message names the field)."""
 
     field: str
     message: str
@@ -49,9 +49,9 @@ class InvalidArgument(DomainError):
 
 
 class InvalidField(InvalidArgument):
-    """A well-formed request whose field names something the provider cannot do (issue
-    #24: a signing algorithm outside the supported ones, or one it holds no key for):
-    400, the field named in ``errors`` and in ``detail``."""
+    """A well-formed request whose field names something the provider cannot do (a
+    signing algorithm outside the supported ones, or one it holds no key for): 400, the
+    field named in ``errors`` and in ``detail``."""
 
     status_code = 400
     title = "Bad Request"

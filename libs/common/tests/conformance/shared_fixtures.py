@@ -13,8 +13,9 @@ from typing import Any
 
 from sqlalchemy import func, select, text
 
+from admin_service.repos import groups
 from idp_common.storage.db.models import Client
-from idp_common.storage.repos import groups, roles
+from idp_common.storage.repos import roles
 from idp_common.storage.repos.apis import ensure_api
 from libs.common.tests.conformance.catalogue_fixtures import SHOP_SCOPES
 from libs.common.tests.conformance.people_fixtures import Sessions

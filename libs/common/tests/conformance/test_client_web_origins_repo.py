@@ -1,5 +1,5 @@
 """Contract of the allowed web origins in :mod:`idp_common.storage.repos.clients` against
-Postgres (issue #27): stored and read back as given, the redirect URIs' origins when none
+Postgres: stored and read back as given, the redirect URIs' origins when none
 are listed, and the set every client allows (what a CORS preflight is answered by)."""
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
+from admin_service.repos import groups
 from idp_common.protocol.constants import SELF_SERVICE_SCOPES
-from idp_common.storage.repos import groups, user_grants, users
+from idp_common.storage.repos import user_grants, users
 from idp_common.storage.repos.apis import ensure_api
 from idp_common.storage.repos.permissions import (
     DefaultSource,

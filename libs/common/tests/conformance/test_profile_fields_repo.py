@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from admin_service.repos import groups
 from idp_common.storage.db.models import ProfileValue
-from idp_common.storage.repos import groups
 from idp_common.storage.repos import profile_fields as repo
 from idp_common.storage.repos.profile_fields import FieldRow, FieldTaken, ValueTaken
 from libs.common.tests.conformance import people_fixtures

@@ -13,9 +13,10 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from admin_service.repos import groups
 from idp_common.errors import Conflict, FieldError, InvalidArgument, NotFound
 from idp_common.storage.db.models import GroupRole, RoleScope, UserRole
-from idp_common.storage.repos import groups, roles
+from idp_common.storage.repos import roles
 from idp_common.storage.repos.roles import RoleRead
 from libs.common.tests.conformance import catalogue_fixtures as fx
 from libs.common.tests.conformance.catalogue_fixtures import Sessions

@@ -11,10 +11,11 @@ import uuid
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from admin_service.repos import groups
 from idp_common.errors import InvalidArgument
 from idp_common.protocol.constants import SELF_SERVICE_SCOPES
 from idp_common.storage.db.models import UserRole, UserScope
-from idp_common.storage.repos import groups, roles, users
+from idp_common.storage.repos import roles, users
 from idp_common.storage.repos import user_grants as repo
 from libs.common.tests.conformance import people_fixtures
 from libs.common.tests.conformance.people_fixtures import Sessions, new_person, race

@@ -1,4 +1,4 @@
-"""The cleanup job in batches (issue #24 item 5) against Postgres: a run over more rows than
+"""The cleanup job in batches against Postgres: a run over more rows than
 a batch deletes exactly what is an hour past expiry (spent, revoked or not; codes used or
 not), keeps the rest (revoked but unexpired tokens, rows inside the margin) and the audit
 log, writes its ``cleanup.ran`` row; one run at a time (the advisory lock held across the

@@ -1,6 +1,6 @@
 """RevocationList against a Redis of the test's own that reached its ``maxmemory`` (the
 ``noeviction`` refusal a full Redis gives): a failed revocation changes nothing, so a
-retry revokes everything (issue #19, attack 5)."""
+retry revokes everything (docs/security.md, attack 5)."""
 
 from __future__ import annotations
 

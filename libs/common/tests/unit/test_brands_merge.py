@@ -1,5 +1,5 @@
 """The effective brand (idp_common.storage.repos.brands.merge): a client's row field by
-field over the provider's, the default product name, the logo URL (issue #28)."""
+field over the provider's, the default product name, the logo URL."""
 
 from __future__ import annotations
 

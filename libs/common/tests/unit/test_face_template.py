@@ -43,7 +43,7 @@ def test_round_trip_with_a_fresh_nonce_and_no_readable_numbers() -> None:
     assert first != second
     assert open_template(first, key=KEY, user_id=USER) == SAMPLE
     assert open_template(second, key=KEY, user_id=USER) == SAMPLE
-    # acceptance 3: nothing of the embedding is stored in clear, not even a few floats
+    # nothing of the embedding is stored in clear, not even a few floats
     for start in range(0, len(SAMPLE) - 8, 4):
         assert SAMPLE[start : start + 8] not in first
 

@@ -1,4 +1,4 @@
-"""DETAIL lines of PostgreSQL errors stay out of the log (issue #19, attack 13)."""
+"""DETAIL lines of PostgreSQL errors stay out of the log (docs/security.md, attack 13)."""
 
 from __future__ import annotations
 

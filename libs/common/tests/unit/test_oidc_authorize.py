@@ -1,4 +1,4 @@
-"""The size bounds of authorization request parameters (issue #19, attack 4)."""
+"""The size bounds of authorization request parameters (docs/security.md, attack 4)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_acr_values_keep_the_known_levels_in_order() -> None:
 
 
 def test_levels_are_ordered_weakest_first() -> None:
-    """Issue #26: a phishing-resistant session meets a request for two factors; a
+    """A phishing-resistant session meets a request for two factors; a
     two-factor one does not meet a request for ``phr``."""
     assert session_meets_acr("urn:idp:acr:phr", ("urn:idp:acr:2fa",))
     assert session_meets_acr("urn:idp:acr:phr", ("urn:idp:acr:1fa", "urn:idp:acr:2fa"))

@@ -1,4 +1,4 @@
-"""``ui_locales`` of the authorization request (OIDC Core §3.1.2.1; issue #28): kept in
+"""``ui_locales`` of the authorization request (OIDC Core §3.1.2.1): kept in
 order for the sign-in page, never an error."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""``verify_id_token_hint`` (OIDC Core §3.1.2.1, RP-Initiated Logout 1.0 §2; issue #19,
-attack 16): only an ID token of this provider, for the client, expired by at most a day."""
+"""``verify_id_token_hint`` (OIDC Core §3.1.2.1, RP-Initiated Logout 1.0 §2;
+docs/security.md, attack 16): only an ID token of this provider, for the client, expired
+by at most a day."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The ceremonies over py_webauthn with a software authenticator: what passes, and each
-refusal's audited reason (issue #26)."""
+refusal's audited reason."""
 
 from __future__ import annotations
 

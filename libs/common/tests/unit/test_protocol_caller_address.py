@@ -1,4 +1,4 @@
-"""Unit tests of idp_common.protocol.caller_address (spec part 5 "Caller address")."""
+"""Unit tests of idp_common.protocol.caller_address (contract §5 "Caller address")."""
 
 from __future__ import annotations
 

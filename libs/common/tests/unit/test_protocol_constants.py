@@ -1,4 +1,4 @@
-"""Unit tests of idp_common.protocol.constants (DESIGN.md §2 scope catalogue)."""
+"""Unit tests of idp_common.protocol.constants (docs/design.md §2 scope catalogue)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Unit tests of idp_common.protocol.fetch_cors (issue #27: browser apps on other origins)."""
+"""Unit tests of idp_common.protocol.fetch_cors (browser apps on other origins)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Unit tests of idp_common.protocol.rfc4647_locales (issue #28, docs/languages.md)."""
+"""Unit tests of idp_common.protocol.rfc4647_locales (docs/languages.md)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from idp_common.protocol.rfc6749_errors import bearer_required_challenge, safe_description
 from idp_common.protocol.rfc6749_scope import is_api_scope
 from idp_common.protocol.rfc7517_jwk import rfc7638_thumbprint, rsa_public_jwk
-from idp_common.protocol.rfc8414_metadata import issuer_base
+from token_service.protocol.rfc8414_metadata import issuer_base
 
 
 def test_safe_description_keeps_only_the_rfc6749_charset() -> None:

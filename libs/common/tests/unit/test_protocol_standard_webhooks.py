@@ -1,4 +1,4 @@
-"""Unit tests of idp_common.protocol.standard_webhooks (issue #27): the signature against
+"""Unit tests of idp_common.protocol.standard_webhooks: the signature against
 the Standard Webhooks reference library, the secret's form, where a webhook may go, and
 the retry schedule."""
 

@@ -1,4 +1,4 @@
-"""Recent sign-in (RFC 9470; spec §5 rule 5): the age rule and the exact refusal."""
+"""Recent sign-in (RFC 9470; contract §5 rule 5): the age rule and the exact refusal."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def test_a_fresh_sign_in_without_a_secret_is_refused_naming_the_levels(amr: obje
         (["face", "otp", "mfa"], True),
         (["pwd"], False),
         (["face", "mfa"], False),  # two factors, but neither a secret: not enough
-        (["hwk", "user", "mfa"], True),  # a passkey verified on its device (issue #26)
+        (["hwk", "user", "mfa"], True),  # a passkey verified on its device
         (["pwd", "swk", "mfa"], True),
         (["hwk"], False),  # a security key without user verification: one factor
     ],

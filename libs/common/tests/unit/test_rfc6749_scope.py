@@ -1,4 +1,4 @@
-"""RFC 6749 §3.3 scope parsing and DESIGN.md §2 narrowing."""
+"""RFC 6749 §3.3 scope parsing and docs/design.md §2 narrowing."""
 
 from __future__ import annotations
 

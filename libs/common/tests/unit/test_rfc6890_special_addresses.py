@@ -1,4 +1,4 @@
-"""Unit tests of idp_common.protocol.rfc6890_special_addresses (issue 19, attack 10)."""
+"""Unit tests of idp_common.protocol.rfc6890_special_addresses (docs/security.md, attack 10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""How long a browser session may be continued by re-authentications (issue #19, 18)."""
+"""How long a browser session may be continued by re-authentications (docs/security.md,
+attack 18)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pure WebAuthn rules (issue #26): RP id and origin from the issuer, the counter rule,
+"""Pure WebAuthn rules: RP id and origin from the issuer, the counter rule,
 the ``amr`` of a passkey sign-in."""
 
 from __future__ import annotations

@@ -1,2 +1,2 @@
-"""The administration API: ``/admin/*`` (spec part 4 "Admin: ..."): users, clients, APIs,
+"""The administration API: ``/admin/*`` (contract §4 "Admin: ..."): users, clients, APIs,
 roles, groups, profile fields and the audit log."""

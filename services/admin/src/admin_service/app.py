@@ -1,6 +1,6 @@
 """Wiring of the administration API (``create_app`` is Granian's factory).
 
-One controller module per resource of spec part 4 "Admin: ...", each exporting
+One controller module per resource of contract §4 "Admin: ...", each exporting
 ``ROUTES``; every route declares its one permission with ``requires``.
 """
 

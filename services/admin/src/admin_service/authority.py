@@ -1,9 +1,9 @@
-"""What an administrator may do beyond the route's one permission (issue 19, attacks 2(a)
-and 8; docs/admin-api.md "Granting and credentials").
+"""What an administrator may do beyond the route's one permission (docs/security.md,
+attacks 2 and 8; docs/admin-api.md "Granting and credentials").
 
 - **Granting.** A write that gives scopes (to a person, a role, a group's members, a
   client) may give only scopes the caller holds itself
-  (:func:`idp_common.protocol.grant_authority.scopes_not_held`): a person's effective
+  (:func:`admin_service.protocol.grant_authority.scopes_not_held`): a person's effective
   scopes, or a machine client's own scopes. Refused: 403 ``admin.scope_not_held`` naming
   the scopes. Taking over what a client can do (its secret, its redirect URIs, its grant
   types) counts as being given its scopes.
@@ -37,11 +37,11 @@ from litestar.connection import ASGIConnection
 from litestar.handlers.base import BaseRouteHandler
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from admin_service.protocol.grant_authority import admin_scopes_of, scopes_not_held
+from admin_service.repos.groups import group_scope_values
 from idp_common.errors import PermissionDenied
-from idp_common.protocol.grant_authority import admin_scopes_of, scopes_not_held
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
 from idp_common.storage.repos.clients import client_scope_values
-from idp_common.storage.repos.groups import group_scope_values
 from idp_common.storage.repos.users import effective_scopes
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import Caller, current_caller, requires
@@ -61,7 +61,7 @@ __all__ = [
 
 
 def is_machine(caller: Caller) -> bool:
-    """A client-credentials token: the client is its own subject (DESIGN.md)."""
+    """A client-credentials token: the client is its own subject (docs/design.md)."""
     return caller.client_id is not None and caller.subject == caller.client_id
 
 

@@ -1,5 +1,5 @@
 """The public keys of a ``private_key_jwt`` client as an administrator registers them
-(OIDC Registration §2 ``jwks`` / ``jwks_uri``, RFC 7517 §5, RFC 7523 §2.2; issue #25).
+(OIDC Registration §2 ``jwks`` / ``jwks_uri``, RFC 7517 §5, RFC 7523 §2.2).
 
 - ``jwks``: a JWK Set, ``{"keys": [...]}``, of 1 to :data:`MAX_KEYS` keys, each one
   joserfc can import, each public: no private or symmetric member (``d``, ``p``, ``q``,

@@ -1,4 +1,4 @@
-"""The rules of an OAuth client's settings (spec part 2 "OAuth client", DESIGN.md "Wire
+"""The rules of an OAuth client's settings (contract §2 "OAuth client", docs/design.md "Wire
 contracts"), checked before a create and, under the client's lock, before an update
 (:func:`idp_common.storage.repos.clients.update_client`).
 
@@ -13,13 +13,13 @@ contracts"), checked before a create and, under the client's lock, before an upd
   checks the resolved address again before it connects.
 - ``grantTypes`` is a non-empty subset of ``GRANT_TYPES``; a public client cannot have
   ``client_credentials``; ``authorization_code`` needs at least one redirect URI.
-- Issue #25: ``token_endpoint_auth_method`` is ``none`` exactly for a public client;
+- Client authentication: ``token_endpoint_auth_method`` is ``none`` exactly for a public client;
   ``private_key_jwt`` needs its public keys (``jwks`` or ``jwks_uri``, not both:
   :mod:`admin_service.client_keys`); a public client cannot exchange tokens;
   ``securityProfile: fapi2`` needs a confidential ``private_key_jwt`` client (FAPI 2.0
   Security Profile §5.3.2.1: no shared secrets); ``tokenExchangeAudiences`` are distinct
   non-empty strings.
-- Issue #27: each ``allowedWebOrigins`` value is an origin as a browser sends it
+- Browser applications: each ``allowedWebOrigins`` value is an origin as a browser sends it
   (``scheme://host[:port]``, lower-case, no default port, no path; ``https`` or loopback
   ``http``; no ``*`` nor ``null``): :func:`idp_common.protocol.fetch_cors.origin_problem`.
 """
@@ -199,7 +199,7 @@ def check_settings(
     allow_private: bool = False,
     allow_private_jwks: bool = False,
 ) -> None:
-    """Raise one ``InvalidArgument`` naming every bad field (spec §7). ``allow_private``:
+    """Raise one ``InvalidArgument`` naming every bad field (contract §7). ``allow_private``:
     the deployment lets back-channel URIs reach non-global addresses;
     ``allow_private_jwks``: the same for ``jwks_uri`` (``SVC_CLIENT_JWKS_ALLOW_PRIVATE``)."""
     errors: list[FieldError] = []

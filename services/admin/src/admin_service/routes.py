@@ -20,7 +20,7 @@ from idp_common.web.guard import requires
 
 Req = Request[Any, Any, Any]
 Limit = Annotated[int, Parameter(ge=1, le=MAX_LIMIT)]
-#: Most entries a list in a request body may have (issue #21). A list is looked up in one
+#: Most entries a list in a request body may have. A list is looked up in one
 #: query, one bind parameter per entry, and PostgreSQL takes at most 32,767: 40,000 scope
 #: names were a 500. No real request comes near a thousand.
 MAX_LIST_ENTRIES = 1000

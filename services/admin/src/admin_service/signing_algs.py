@@ -1,6 +1,6 @@
-"""The signing-algorithm fields of APIs and clients (issue #24), checked before anything
+"""The signing-algorithm fields of APIs and clients, checked before anything
 is written: one of the algorithms the provider implements and holds a current key for
-(:func:`idp_common.protocol.jws_algorithms.signing_alg_problem`), else 400 problem+json
+(:func:`admin_service.protocol.jws_algorithms.signing_alg_problem`), else 400 problem+json
 naming each bad field (``invalid field accessTokenSigningAlg: no ES256 signing key;
 generate one with idp keys generate --alg ES256``).
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from admin_service.protocol.jws_algorithms import signing_alg_problem
 from admin_service.routes import Req
 from idp_common.errors import FieldError, InvalidField
-from idp_common.protocol.jws_algorithms import signing_alg_problem
 from idp_common.web.caller import resources_of
 
 #: The problem ``code`` of a refused algorithm.

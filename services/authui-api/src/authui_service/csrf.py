@@ -1,4 +1,4 @@
-"""Cross-site posts are refused (DESIGN.md "Wire contracts").
+"""Cross-site posts are refused (docs/design.md "Wire contracts").
 
 A guard on every route of the sign-in API; unsafe methods must:
 - carry ``Content-Type: application/json`` (415 otherwise): an HTML form cannot send it,

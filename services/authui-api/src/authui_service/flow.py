@@ -1,4 +1,4 @@
-"""The steps of a sign-in challenge (DESIGN.md "Sign-in"): load it at the expected step,
+"""The steps of a sign-in challenge (docs/design.md "Sign-in"): load it at the expected step,
 finish authentication (a new browser session, the cookie, consent or done), audit.
 
 Contract with ``/oauth2/authorize`` (``idp_common.state.sessions``): when the challenge is
@@ -7,7 +7,7 @@ sid of the session whose cookie this API set; authorize consumes it and checks t
 
 A session starts only while the password the challenge verified is still the person's
 (:func:`password_stamp`), read with the person's row share-locked: a password change at the
-same moment either ends the new session or makes the sign-in 401 (issue 21).
+same moment either ends the new session or makes the sign-in 401.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ async def finish_authentication(
     previous = await ctx.store.get_session(request.cookies.get(ctx.settings.session_cookie_name))
     # The same person signing in again (a step-up, prompt=login, max_age) continues the
     # session under a new id, keeping its applications and telling none of them; another
-    # person's session ends with the logout fan-out (issue #19, attack 18), as does one
+    # person's session ends with the logout fan-out (docs/security.md, attack 18), as does one
     # that has already been continued MAX_CONTINUATIONS times.
     same_person = (
         previous is not None and previous.user_id == str(user.id) and previous.can_continue

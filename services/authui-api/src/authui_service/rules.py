@@ -1,10 +1,10 @@
-"""Pure rules of the sign-in steps: no Request, no storage (STYLE.md §2).
+"""Pure rules of the sign-in steps: no Request, no storage (docs/style.md §2).
 
-- :func:`needs_consent`: DESIGN.md "Sign-in": consent is remembered per person and client;
+- :func:`needs_consent`: docs/design.md "Sign-in": consent is remembered per person and client;
   first-party clients skip it; ``prompt=consent`` (OIDC Core §3.1.2.1) always asks.
 - :func:`resume_url`: where the browser goes when the challenge is done.
 - :func:`error_redirect`: RFC 6749 §4.1.2.1 error response with ``iss`` (RFC 9207).
-- :func:`session_cookie`: the ``Set-Cookie`` value of spec §5 "Browser session".
+- :func:`session_cookie`: the ``Set-Cookie`` value of contract §5 "Browser session".
 - :func:`origin_of`: the RFC 6454 serialised origin of a URL, to compare with ``Origin``.
 - :func:`face_alone_allowed`: whether a face may replace the password for a request
   (``SVC_FACE_SIGNIN`` and the request's ``acr_values``; docs/security.md).

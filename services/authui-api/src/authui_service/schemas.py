@@ -1,4 +1,4 @@
-"""Request and response bodies of the sign-in API (DESIGN.md "Wire contracts": fixed)."""
+"""Request and response bodies of the sign-in API (docs/design.md "Wire contracts": fixed)."""
 
 from __future__ import annotations
 
@@ -92,16 +92,16 @@ class ChallengeRead(msgspec.Struct, frozen=True):
     client: ClientInfo
     login_hint: str | None = msgspec.field(name="loginHint")
     scopes: list[ScopeInfo]
-    brand: BrandRead  # the client's effective brand (issue #28, docs/branding.md)
+    brand: BrandRead  # the client's effective brand (docs/branding.md)
     # The language of the pages: ui_locales, the person's saved one, Accept-Language, en
-    # (issue #28, docs/languages.md).
+    # (docs/languages.md).
     locale: str
     # The face is offered at this step: instead of the password (SVC_FACE_SIGNIN
     # first_factor, unless acr_values excludes a face alone), or as the step itself.
     face: bool = False
     # A passkey is offered at this step: always at the password step (a discoverable
     # passkey names its person), at the passkey step, and at the code step when the
-    # person also holds a usable passkey (issue #26).
+    # person also holds a usable passkey.
     passkey: bool = False
 
 

@@ -57,7 +57,7 @@ def second_step(
     ``urn:idp:acr:phr`` (the code would not reach it) and the person holds one; else the
     code when the person has an authenticator (a passkey may answer that step too); else
     their passkey; after a password, the face when the deployment takes it as a second
-    factor and the person enrolled one; else nothing (issue #26)."""
+    factor and the person enrolled one; else nothing."""
     if facts.has_passkey and requires_phishing_resistance(challenge.acr_values):
         return "passkey"
     if facts.has_totp:

@@ -1,5 +1,5 @@
-"""Per-account throttles on failed sign-ins (DESIGN.md §2: growing delay, no permanent
-lock-out; spec §8: per-account limits run inside the service; docs/security.md
+"""Per-account throttles on failed sign-ins (docs/design.md §2: growing delay, no permanent
+lock-out; contract §8: per-account limits run inside the service; docs/security.md
 "Throttling").
 
 Two kinds of counter, each a Redis hash ``{count, last}``:
@@ -11,7 +11,7 @@ Two kinds of counter, each a Redis hash ``{count, last}``:
 - **second factor** (:data:`SECOND_FACTOR`): per person and factor, ``code`` (one-time
   codes and recovery codes), ``face`` or ``passkey`` (a passkey after the first step).
   Only a success *of that factor* clears it; a correct password never does, so knowing the
-  password does not buy fresh guesses at the code (issue #19, attack 1).
+  password does not buy fresh guesses at the code (docs/security.md, attack 1).
 
 Each attempt is one atomic script call (:meth:`Throttle.attempt`): when the counter's
 delay since its last failure has not passed, the attempt is refused with the seconds

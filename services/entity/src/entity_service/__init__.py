@@ -1,3 +1,3 @@
-"""The self-service API: ``/entity/*`` and ``/media/*`` (spec part 4 "Self-service"): a
+"""The self-service API: ``/entity/*`` and ``/media/*`` (contract §4 "Self-service"): a
 person's profile and photo, password, authenticator and face, sessions, connected
 applications and permissions; ``/media/*`` serves published photos."""

@@ -1,6 +1,6 @@
 """Wiring of the self-service API (``create_app`` is Granian's factory).
 
-Routes of spec part 4 "Entity (self-service)" and "Media", one controller module per
+Routes of contract §4 "Entity (self-service)" and "Media", one controller module per
 resource, each exporting ``ROUTES``; every ``/entity/*`` route declares its one permission
 with ``requires`` (``idp:account|sessions|connections:read|write``, which every person
 holds) and acts on the caller (the token's ``sub``) only.

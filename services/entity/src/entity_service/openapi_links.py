@@ -2,7 +2,7 @@
 
 A list of the caller's sessions or connections names, in each item, the id that the
 operation ending it takes in its path. The link says so in the document, so a client
-generator or a stateful fuzzer (schemathesis follows links, issue #21) can chain the
+generator or a stateful fuzzer (schemathesis follows links) can chain the
 two: list, then end the first one listed.
 """
 

@@ -6,7 +6,7 @@ It runs two loops for its whole life, besides the health routes:
 - the consumer (:class:`SessionEndedConsumer`): JetStream → back-channel logout tokens;
 - the webhook fan-out (:class:`WebhookFanOut`): JetStream ``{prefix}.webhook.>`` → delivery
   rows, and the webhook delivery worker (:class:`WebhookWorker`): due rows → signed POSTs
-  (issue #27, docs/webhooks.md).
+  (docs/webhooks.md).
 
 Every replica runs both; the relay's row locks and the durable consumer share the work.
 """

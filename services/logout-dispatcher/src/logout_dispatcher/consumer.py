@@ -6,7 +6,7 @@
   leaves it unacknowledged, and JetStream gives it to another after ``ack_wait``.
 - An event whose recipients cannot be read (Postgres away) is nak'ed with a delay and
   comes back; once the POSTs went out, the event is acknowledged whatever their outcome
-  (spec part 6: failed deliveries are not retried).
+  (contract §6: failed deliveries are not retried).
 - Events are handled concurrently (a hanging application holds up only its own event),
   at most ``MAX_IN_FLIGHT`` at once; the rest wait in the stream for any replica.
 - Each event is handled in a consumer span, ``logout fan-out``, child of the trace its

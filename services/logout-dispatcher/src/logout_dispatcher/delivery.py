@@ -1,4 +1,4 @@
-"""One back-channel logout POST (OIDC Back-Channel Logout 1.0 §2.5, spec part 6 rule 3-4).
+"""One back-channel logout POST (OIDC Back-Channel Logout 1.0 §2.5, contract §6 rule 3-4).
 
 The answer's status code is the outcome; 0 means no answer arrived: refused connection,
 DNS or TLS failure, or nothing within five seconds. Redirects are not followed (a 3xx is a
@@ -31,7 +31,7 @@ from idp_common.config import load_settings
 from idp_common.observability.metrics import count_backchannel_delivery
 from idp_common.outbound_http import CheckedBackend, CheckedTransport, ForbiddenAddress
 from idp_common.protocol.constants import BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS
-from idp_common.protocol.oidc_backchannel_logout import LOGOUT_TOKEN_PARAMETER
+from logout_dispatcher.oidc_backchannel_logout import LOGOUT_TOKEN_PARAMETER
 
 log = logging.getLogger("idp.logout")
 __all__ = ["Attempt", "CheckedBackend", "ForbiddenAddress", "new_http_client", "post_logout_token"]

@@ -1,9 +1,9 @@
-"""The fan-out of one ended session (spec part 6): a logout token to every application
+"""The fan-out of one ended session (contract §6): a logout token to every application
 reached that has a back-channel URI, all at once, and one audit row per attempt. Each token
 carries the sid its application was given (one token per sid when a re-authentication
 continued the session under a new id after the application was reached).
 
-Each token is signed with its client's ID-token algorithm (issue #24; RS256 by default).
+Each token is signed with its client's ID-token algorithm (RS256 by default).
 Signing 100 RS256 tokens takes about a tenth of a second of CPU, so it runs in a worker
 thread, not on the event loop. The audit rows of an event are written together once every
 attempt has finished (at most five seconds after the first POST).
@@ -24,10 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from idp_common.crypto.jwt import TYP_LOGOUT_TOKEN, sign_jwt
 from idp_common.crypto.keys import KeySet
 from idp_common.protocol.constants import AUDIT_ACTION_BACKCHANNEL_LOGOUT, SIGNING_ALGORITHM
-from idp_common.protocol.oidc_backchannel_logout import is_delivered, logout_token_claims
 from idp_common.storage.repos.audit import AuditEntry, write_audit
 from idp_common.usecases.session_end import SessionEnded
 from logout_dispatcher.delivery import Attempt, post_logout_token
+from logout_dispatcher.oidc_backchannel_logout import is_delivered, logout_token_claims
 from logout_dispatcher.recipients import Recipient, backchannel_recipients, one_per_sid
 
 log = logging.getLogger("idp.logout")

@@ -14,7 +14,7 @@ from idp_common.usecases.session_end import SessionEnded
 
 class Recipient(msgspec.Struct, frozen=True, kw_only=True):
     """One logout token to send. ``sid``: the one it carries ("" = the event's); ``alg``:
-    the algorithm it is signed with, the client's ID-token algorithm (issue #24)."""
+    the algorithm it is signed with, the client's ID-token algorithm."""
 
     client_id: str
     uri: str
@@ -24,7 +24,7 @@ class Recipient(msgspec.Struct, frozen=True, kw_only=True):
 
 async def backchannel_recipients(db: AsyncSession, client_ids: Sequence[str]) -> list[Recipient]:
     """The applications among ``client_ids`` that registered a ``backchannelLogoutUri``
-    (spec part 6 rule 2), in the order they were reached. A client deleted since is gone."""
+    (contract §6 rule 2), in the order they were reached. A client deleted since is gone."""
     targets = await backchannel_targets(db, client_ids)
     return [
         Recipient(client_id=c, uri=targets[c][0], alg=targets[c][1])

@@ -1,5 +1,5 @@
-"""Webhook delivery: due ``webhook_deliveries`` rows → signed POSTs (issue #27,
-docs/webhooks.md "Delivery").
+"""Webhook delivery: due ``webhook_deliveries`` rows → signed POSTs (docs/webhooks.md
+"Delivery").
 
 - Claiming: :func:`idp_common.storage.repos.webhooks.claim_due` leases due rows (``FOR
   UPDATE SKIP LOCKED``) in a short transaction that commits before any POST, so no

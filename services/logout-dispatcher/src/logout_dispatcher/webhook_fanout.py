@@ -1,5 +1,5 @@
 """The webhook fan-out: JetStream ``{prefix}.webhook.>`` → ``webhook_deliveries`` rows
-(issue #27, docs/webhooks.md "Delivery").
+(docs/webhooks.md "Delivery").
 
 - One durable pull consumer, ``webhook-fanout``, shared by every replica and worker.
 - Each event becomes one pending delivery per enabled endpoint subscribed to its type

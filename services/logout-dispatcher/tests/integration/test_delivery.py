@@ -1,4 +1,4 @@
-"""One back-channel logout POST (OIDC Back-Channel Logout 1.0 §2.5, §2.8; spec part 6
+"""One back-channel logout POST (OIDC Back-Channel Logout 1.0 §2.5, §2.8; contract §6
 rules 3-5) against real HTTP servers on 127.0.0.1, and the choice of recipients against a
 migrated database."""
 

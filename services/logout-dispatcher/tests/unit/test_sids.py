@@ -1,4 +1,4 @@
-"""Each application is told with the sid(s) it was given (issue #19, attack 18): a client
+"""Each application is told with the sid(s) it was given (docs/security.md, attack 18): a client
 reached before a re-authentication continued the session knows it by an older sid."""
 
 from __future__ import annotations

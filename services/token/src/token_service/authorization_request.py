@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from idp_common.protocol.constants import GRANT_TYPE_AUTHORIZATION_CODE
-from idp_common.protocol.fapi2_security_profile import pkce_required
 from idp_common.protocol.oidc_authorize import (
     AuthorizationRequest,
     match_redirect_uri,
@@ -27,6 +26,7 @@ from idp_common.protocol.oidc_authorize import (
 from idp_common.protocol.rfc6749_errors import InvalidRequest, UnauthorizedClient
 from idp_common.protocol.rfc9126_par import must_push
 from idp_common.storage.repos.clients import ClientRecord
+from token_service.protocol.fapi2_security_profile import pkce_required
 
 __all__ = ["client_request", "trusted_redirect_uri"]
 

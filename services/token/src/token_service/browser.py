@@ -34,7 +34,7 @@ async def browser_parameters(
 
     Raises ``UntrustedRequest`` (an error page, no redirect) for parameters that are not
     UTF-8 or more than :data:`MAX_BROWSER_FIELDS` of them, rather than parsing thousands
-    or passing U+FFFD replacements on to the client (issue #21).
+    or passing U+FFFD replacements on to the client.
     """
     if request.method == "GET":
         raw: bytes = request.scope.get("query_string", b"")

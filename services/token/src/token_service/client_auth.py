@@ -1,10 +1,10 @@
 """Authenticating the client of a token, introspection, revocation, PAR or device
 authorization request.
 
-RFC 6749 §2.3 and §3.2.1 with the methods of DESIGN.md §2 (parsing and the constant-time
-comparison are pure: :mod:`idp_common.protocol.rfc6749_client_auth`), and the JWT
-assertions of RFC 7523 §2.2 / OIDC Core §9 (issue #25; the rules are pure:
-:mod:`idp_common.protocol.rfc7523_client_assertion`; docs/oauth/client-authentication.md).
+RFC 6749 §2.3 and §3.2.1 with the methods of docs/design.md §2 (parsing and the constant-time
+comparison are pure: :mod:`token_service.protocol.rfc6749_client_auth`), and the JWT
+assertions of RFC 7523 §2.2 / OIDC Core §9 (the rules are pure:
+:mod:`token_service.protocol.rfc7523_client_assertion`; docs/oauth/client-authentication.md).
 
 - A client registered with ``client_secret_basic`` or ``client_secret_post`` presents its
   secret by either method; a public client (``none``) only its ``client_id``.
@@ -14,7 +14,7 @@ assertions of RFC 7523 §2.2 / OIDC Core §9 (issue #25; the rules are pure:
   signs with the secret, kept sealed (``client_secrets.sealed``) since its creation or
   last rotation: a client switched to the method without a rotation since cannot
   authenticate until rotated. Each assertion's ``jti`` is spent once in Redis
-  (:mod:`idp_common.state.assertion_replay`); Redis down is 503.
+  (:mod:`token_service.state.assertion_replay`); Redis down is 503.
 
 A client an administrator disabled fails as one that does not exist (its record is None,
 ``TokenContext.get_client``): the same answer and audit row, whatever it presents.
@@ -23,7 +23,7 @@ Failures are ``invalid_client`` (401, with ``WWW-Authenticate: Basic`` when Basi
 tried) and are audited as ``token.client_auth_failed`` with the ``client_id`` and method,
 never the secret nor the assertion. Identical failures (same client, address and reason)
 are written once a minute, the next row carrying ``detail.repeated``
-(``token_service.repeated_failures``; issue #19, attack 11).
+(``token_service.repeated_failures``; docs/security.md, attack 11).
 """
 
 from __future__ import annotations
@@ -39,13 +39,17 @@ from idp_common.protocol.constants import (
     CLIENT_AUTH_PRIVATE_KEY_JWT,
     CLIENT_AUTH_SECRET_JWT,
 )
-from idp_common.protocol.rfc6749_client_auth import (
+from idp_common.protocol.rfc6749_errors import InvalidClient
+from idp_common.storage.repos.audit import AuditEntry, record_refusal
+from idp_common.storage.repos.clients import ClientRecord
+from token_service.client_keys import ClientKeysUnavailable
+from token_service.context import GrantDeps
+from token_service.protocol.rfc6749_client_auth import (
     ClientCredentials,
     parse_client_credentials,
     secret_matches,
 )
-from idp_common.protocol.rfc6749_errors import InvalidClient
-from idp_common.protocol.rfc7523_client_assertion import (
+from token_service.protocol.rfc7523_client_assertion import (
     DEFAULT_LEEWAY_SECONDS,
     UnverifiedAssertion,
     check_assertion_request,
@@ -54,12 +58,8 @@ from idp_common.protocol.rfc7523_client_assertion import (
     secret_key,
     verify_assertion,
 )
-from idp_common.protocol.rfc8414_metadata import TOKEN_PATH
-from idp_common.state.assertion_replay import spend_jti
-from idp_common.storage.repos.audit import AuditEntry, record_refusal
-from idp_common.storage.repos.clients import ClientRecord
-from token_service.client_keys import ClientKeysUnavailable
-from token_service.context import GrantDeps
+from token_service.protocol.rfc8414_metadata import TOKEN_PATH
+from token_service.state.assertion_replay import spend_jti
 
 log = logging.getLogger("idp.client_auth")
 AUDIT_CLIENT_AUTH_FAILED: Final = "token.client_auth_failed"

@@ -1,5 +1,5 @@
 """The public keys a ``private_key_jwt`` client signs its assertions with (RFC 7523 §2.2,
-OIDC Core §9, OIDC Registration §2 ``jwks`` / ``jwks_uri``; issue #25).
+OIDC Core §9, OIDC Registration §2 ``jwks`` / ``jwks_uri``).
 
 - ``jwks`` stored on the client: parsed with joserfc once per worker and value.
 - ``jwks_uri``: fetched with a GET, no redirects followed, :data:`FETCH_TIMEOUT_SECONDS`
@@ -35,8 +35,8 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from idp_common.outbound_http import CheckedTransport, ForbiddenAddress
-from idp_common.protocol.rfc7523_client_assertion import has_kid
 from idp_common.storage.repos.clients import ClientRecord
+from token_service.protocol.rfc7523_client_assertion import has_kid
 
 log = logging.getLogger("idp.client_keys")
 

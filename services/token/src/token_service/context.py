@@ -2,7 +2,7 @@
 the revocation list, the per-address bound on sign-in challenges, the coalescing of
 repeated failures in the audit log and the in-process caches. One :class:`TokenContext`
 per worker, made on first use and kept in the app state; :class:`GrantDeps` adds the
-request's moment and caller address (STYLE.md §2: time is passed in).
+request's moment and caller address (docs/style.md §2: time is passed in).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class TokenContext:
     userinfo_algs: TTLCache[str, tuple[str | None]] = field(
         default_factory=lambda: TTLCache(CLIENT_CACHE_SECONDS)
     )
-    # private_key_jwt clients' key sets: inline jwks parsed, jwks_uri fetched (issue #25)
+    # private_key_jwt clients' key sets: inline jwks parsed, jwks_uri fetched
     client_keys: ClientKeys = field(default_factory=ClientKeys)
     # tokens issued per (grant_type, client_id), written to the audit log in the background
     issued: IssuedCounts = field(default_factory=IssuedCounts)

@@ -1,4 +1,4 @@
-"""CORS for browser applications on other origins (issue #27; docs/oauth/browser-apps.md).
+"""CORS for browser applications on other origins (docs/oauth/browser-apps.md).
 
 The rules are pure (:mod:`idp_common.protocol.fetch_cors`); this module carries them on
 the token service's ASGI handler, outside Litestar's router, so every answer of these
@@ -42,14 +42,6 @@ from idp_common.protocol.fetch_cors import (
     preflight_headers,
     response_headers,
 )
-from idp_common.protocol.rfc8414_metadata import (
-    JWKS_PATH,
-    OAUTH_METADATA_PATH,
-    OPENID_CONFIGURATION_PATH,
-    REVOCATION_PATH,
-    TOKEN_PATH,
-    USERINFO_PATH,
-)
 from idp_common.state.change_stamp import CLIENTS, StampWatch
 from idp_common.state.redis_batch import RedisBatch
 from idp_common.storage.repos.clients import all_web_origins
@@ -57,6 +49,14 @@ from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS, is_dependency_
 from idp_common.web.resources import Resources
 from token_service.caches import TTLCache
 from token_service.context import token_context
+from token_service.protocol.rfc8414_metadata import (
+    JWKS_PATH,
+    OAUTH_METADATA_PATH,
+    OPENID_CONFIGURATION_PATH,
+    REVOCATION_PATH,
+    TOKEN_PATH,
+    USERINFO_PATH,
+)
 
 log = logging.getLogger("idp.cors")
 

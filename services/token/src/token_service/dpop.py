@@ -1,4 +1,4 @@
-"""DPoP at the token endpoint (RFC 9449 §5), an extension every grant gets (STYLE.md §3).
+"""DPoP at the token endpoint (RFC 9449 §5), an extension every grant gets (docs/style.md §3).
 
 After the client is authenticated, the request's ``DPoP`` proof (if any) is checked for
 ``POST`` at the token endpoint's public URL (``idp_common.web.dpop``); its key's

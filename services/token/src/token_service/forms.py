@@ -1,4 +1,4 @@
-"""Reading OAuth request bodies once, into Structs (STYLE.md §2).
+"""Reading OAuth request bodies once, into Structs (docs/style.md §2).
 
 - Only ``application/x-www-form-urlencoded`` bodies (RFC 6749 §3.2, §4.1.3; RFC 7662 §2.1;
   RFC 7009 §2.1; RFC 6750 §2.2), UTF-8.
@@ -38,7 +38,7 @@ class TokenRequest(msgspec.Struct, frozen=True, kw_only=True):
     scope: str | None = None
     client_id: str | None = None
     client_secret: str | None = None
-    #: RFC 7523 §2.2 (issue #25): private_key_jwt, client_secret_jwt.
+    #: RFC 7523 §2.2: private_key_jwt, client_secret_jwt.
     client_assertion: str | None = None
     client_assertion_type: str | None = None
     #: RFC 8628 §3.4 device access token request.

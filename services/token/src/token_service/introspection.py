@@ -88,7 +88,7 @@ def _epoch(moment: datetime) -> int:
 
 
 def refresh_token_answer(row: RefreshTokenRecord, client: ClientRecord) -> dict[str, Any]:
-    """No ``token_type`` (issue #27): RFC 7662 §2.2 names by it an access token type of
+    """No ``token_type``: RFC 7662 §2.2 names by it an access token type of
     RFC 6749 §7.1 (``Bearer``, ``DPoP``: how the token is presented to a resource), and a
     refresh token is presented to no resource. It used to answer ``refresh_token``, which
     is no registered type."""

@@ -12,8 +12,8 @@
 - :class:`TokenResponse`: RFC 6749 §5.1 body; ``token_type`` ``DPoP`` and the access token
   bound with ``cnf.jkt`` when the request carried a DPoP proof (RFC 9449 §5, §6.1).
 
-The order of a grant that spends something (a code, a refresh token; issue #19, attack
-5): the access token's ``jti`` and ``exp`` are chosen first (:func:`new_access_token_id`),
+The order of a grant that spends something (a code, a refresh token; docs/security.md,
+attack 5): the access token's ``jti`` and ``exp`` are chosen first (:func:`new_access_token_id`),
 the grant spends in a transaction and, before it commits, writes the ``jti`` under its
 grant in Redis (:func:`track_access_token`, so that a later code replay or refresh reuse
 can revoke it). A Redis failure therefore rolls the spend back: the client gets 503 and
@@ -150,7 +150,7 @@ def released_claims(
 ) -> dict[str, Any]:
     """OIDC Core §5.4: ``email`` releases email and email_verified; ``profile`` releases
     name, preferred_username, picture (the public photo URL) and updated_at; a mapped
-    profile field is released when its ``claimScope`` was granted (spec part 2)."""
+    profile field is released when its ``claimScope`` was granted (contract §2)."""
     user = person.user
     claims: dict[str, Any] = {}
     if SCOPE_EMAIL in scopes:

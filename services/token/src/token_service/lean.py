@@ -1,4 +1,4 @@
-"""The token service's hot endpoints on the lean transport (``idp_common.web.lean_routes``):
+"""The token service's hot endpoints on the lean transport (``token_service.lean_routes``):
 token, userinfo (GET and POST) and introspection, the requests resource servers and clients
 send thousands of times a second, and the authorization request by GET, which starts every
 code flow (a browser's top-level GET carries no ``Origin``). The endpoint functions are the
@@ -11,17 +11,17 @@ from typing import Final
 
 from litestar import Litestar
 
-from idp_common.protocol.rfc8414_metadata import (
+from token_service.controllers.authorize import authorize_by_get
+from token_service.controllers.introspect import introspection_endpoint
+from token_service.controllers.token import token_endpoint
+from token_service.controllers.userinfo import userinfo_endpoint
+from token_service.lean_routes import Endpoint, install_lean_routes
+from token_service.protocol.rfc8414_metadata import (
     AUTHORIZATION_PATH,
     INTROSPECTION_PATH,
     TOKEN_PATH,
     USERINFO_PATH,
 )
-from idp_common.web.lean_routes import Endpoint, install_lean_routes
-from token_service.controllers.authorize import authorize_by_get
-from token_service.controllers.introspect import introspection_endpoint
-from token_service.controllers.token import token_endpoint
-from token_service.controllers.userinfo import userinfo_endpoint
 
 HOT_ROUTES: Final[dict[tuple[str, str], Endpoint]] = {
     ("POST", TOKEN_PATH): token_endpoint,

@@ -1,11 +1,11 @@
 """Per-address limits of the token service (the rows of
 :mod:`idp_common.state.address_limits`).
 
-- ``enforce_token_limit``: the token endpoint (spec part 8 ``TOKEN_PER_IP``), and with
-  a bucket of their own each, introspection and revocation (issue #19, attack 11: they
+- ``enforce_token_limit``: the token endpoint (contract §8 ``TOKEN_PER_IP``), and with
+  a bucket of their own each, introspection and revocation (docs/security.md, attack 11: they
   authenticate a client too, so they would otherwise be an unlimited way to guess a
   client secret). ``SVC_TOKEN_PER_IP`` requests (default 120) a minute per caller
-  address and endpoint (spec part 5 "Caller address"), counted before the form is
+  address and endpoint (contract §5 "Caller address"), counted before the form is
   read. Past it: 429, ``Retry-After``, and the RFC 6749 body
   ``{"error": "temporarily_unavailable"}`` (docs/decisions.md). When Redis cannot be
   reached the limit is not applied (fail open, logged): the endpoints keep doing what

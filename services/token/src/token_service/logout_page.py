@@ -1,5 +1,5 @@
 """The "Sign out?" page of ``/oauth2/logout`` when ``SVC_LOGOUT_CONFIRMATION`` is on
-(OIDC RP-Initiated Logout 1.0 §2: the provider may ask the person; issue #19, attack 9).
+(OIDC RP-Initiated Logout 1.0 §2: the provider may ask the person; docs/security.md, attack 9).
 
 Plain HTML, no script and no style (the service's CSP allows neither). The form posts the
 request's values back with a one-time token bound to the browser session; "Stay signed in"

@@ -1,4 +1,4 @@
-"""One error mapping for the ``/oauth2/*`` endpoints (STYLE.md §6).
+"""One error mapping for the ``/oauth2/*`` endpoints (docs/style.md §6).
 
 Every failure becomes the RFC 6749 §5.2 error object as ``application/json`` with
 ``Cache-Control: no-store`` and ``Pragma: no-cache`` (§5.1, §5.2), plus the error's own

@@ -1,4 +1,4 @@
-"""What the OpenAPI document says about the ``/oauth2/*`` endpoints (dev only, spec §9 rule 4).
+"""What the OpenAPI document says about the ``/oauth2/*`` endpoints (dev only, contract §9 rule 4).
 
 The handlers read their form or query themselves (``token_service.forms``,
 ``token_service.browser``), so Litestar cannot see their inputs, and their return type

@@ -1,4 +1,4 @@
-"""Coalescing identical failures in the audit log (issue #19, attack 11).
+"""Coalescing identical failures in the audit log (docs/security.md, attack 11).
 
 A failed client authentication is a security decision and is audited, but one row per
 attempt lets anyone who loops on ``/oauth2/introspect`` with a made-up client grow the

@@ -1,10 +1,10 @@
 """Resource indicators (RFC 8707) for every grant that issues an access token.
 
-The rules are :mod:`idp_common.protocol.rfc8707_resource`; this module loads the named
+The rules are :mod:`token_service.protocol.rfc8707_resource`; this module loads the named
 APIs (one query, only when ``resource`` was sent) and applies the choice to an
 :class:`~token_service.issuance.Authorization`:
 
-- without ``resource`` nothing changes (DESIGN.md §2: ``aud`` is the granted scopes' APIs,
+- without ``resource`` nothing changes (docs/design.md §2: ``aud`` is the granted scopes' APIs,
   the provider's own first for a token about a person);
 - with it, the scope narrows to the chosen APIs' scopes (the OpenID Connect scopes stay),
   ``aud`` is the chosen audiences, and the token is signed with their algorithm
@@ -30,17 +30,17 @@ from dataclasses import dataclass, replace
 
 from idp_common.protocol.constants import SCOPE_OPENID
 from idp_common.protocol.oidc_authorize import AuthorizationRequest
-from idp_common.protocol.rfc8707_resource import (
+from idp_common.storage.repos.apis import apis_by_audience
+from idp_common.storage.repos.clients import ClientRecord
+from token_service.context import GrantDeps, TokenContext
+from token_service.issuance import Authorization, person_audiences
+from token_service.protocol.rfc8707_resource import (
     InvalidTarget,
     ResourceApi,
     ResourceChoice,
     parse_resources,
     select_resources,
 )
-from idp_common.storage.repos.apis import apis_by_audience
-from idp_common.storage.repos.clients import ClientRecord
-from token_service.context import GrantDeps, TokenContext
-from token_service.issuance import Authorization, person_audiences
 from token_service.signing import access_token_alg
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Which algorithm signs each token the token endpoint issues (issue #24).
+"""Which algorithm signs each token the token endpoint issues.
 
 - Access token: the algorithm of the APIs whose scopes were granted
   (``accessTokenSigningAlg``, stored per API). The provider's own API is left out of the

@@ -38,7 +38,7 @@ async def read_token_request(
     deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
     await enforce_token_limit(deps, limit)
     req = to_struct(await read_form(request, _KNOWN), TokenHintRequest)
-    note_client(request, req.client_id)  # CORS: the client's origins (issue #27)
+    note_client(request, req.client_id)  # CORS: the client's origins
     client = await authenticate_client(
         deps,
         authorization=request.headers.get("authorization"),

@@ -11,9 +11,9 @@ import pytest
 
 from idp_common.protocol.rfc6749_errors import InvalidGrant
 from idp_common.protocol.rfc7636_pkce import s256_challenge
-from idp_common.protocol.rfc8707_resource import InvalidTarget, ResourceApi
 from token_service.forms import TokenRequest
 from token_service.grants.rfc6749_authorization_code import check_code, judge_code
+from token_service.protocol.rfc8707_resource import InvalidTarget, ResourceApi
 from token_service.resource_indicators import Targets
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)  # as the records of conftest.py

@@ -1,4 +1,4 @@
-"""The client credentials grant's decision (RFC 6749 §4.4; DESIGN.md §2), without HTTP or a
+"""The client credentials grant's decision (RFC 6749 §4.4; docs/design.md §2), without HTTP or a
 database: which scopes a client gets for itself."""
 
 from __future__ import annotations

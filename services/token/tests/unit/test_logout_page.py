@@ -1,4 +1,4 @@
-"""The "Sign out?" page (token_service.logout_page; issue #19, attack 9): every value
+"""The "Sign out?" page (token_service.logout_page; docs/security.md, attack 9): every value
 escaped, never framed, and a form whose answer may redirect to the application."""
 
 from __future__ import annotations

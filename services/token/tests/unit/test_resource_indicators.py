@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from idp_common.protocol.rfc8707_resource import InvalidTarget, ResourceApi
 from token_service.issuance import Authorization
+from token_service.protocol.rfc8707_resource import InvalidTarget, ResourceApi
 from token_service.resource_indicators import Targets, narrow_authorization
 
 PROVIDER = "https://id.example/api"

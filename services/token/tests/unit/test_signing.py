@@ -1,4 +1,4 @@
-"""Which algorithm signs an access token (token_service.signing, issue #24)."""
+"""Which algorithm signs an access token (token_service.signing)."""
 
 from __future__ import annotations
 

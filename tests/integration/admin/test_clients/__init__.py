@@ -1,4 +1,4 @@
-"""``/admin/clients`` (spec part 4 "Admin: clients", DESIGN.md "Wire contracts" → Clients).
+"""``/admin/clients`` (contract §4 "Admin: clients", docs/design.md "Wire contracts" → Clients).
 
 Each route: success, 401, 403, 404 for an unknown ``client_id``, 422 naming the field.
 Also: the secret is returned once and stored only as its SHA-256 digest, never audited;

@@ -1,4 +1,4 @@
-"""``/admin/groups`` (spec part 4 "Admin: groups"; issue 4 acceptance 1).
+"""``/admin/groups`` (contract §4 "Admin: groups"; issue 4 acceptance 1).
 
 Each route: success, 401/403, 404 for a missing or malformed id, 422 naming the field.
 Also: unique names (409), idempotent member adds, role replacement, what a delete takes

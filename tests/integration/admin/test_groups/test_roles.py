@@ -41,7 +41,7 @@ def test_set_group_roles_replaces(admin_api: AdminApi) -> None:
 
 
 def test_members_hold_the_group_roles_scopes(admin_api: AdminApi) -> None:
-    """DESIGN.md: effective scopes include the scopes of the roles of the user's groups."""
+    """docs/design.md: effective scopes include the scopes of the roles of the user's groups."""
     group, role = new_group(admin_api), new_role(admin_api)
     user = create_user(admin_api.stack)
     admin_api.put(f"/admin/roles/{role['id']}/scopes", json={"scopes": [SCOPE_IDP_AUDIT_READ]})

@@ -1,5 +1,5 @@
 /**
- * Passkeys on the sign-in page (issue #26; src/passkey.ts does the ceremony):
+ * Passkeys on the sign-in page (src/passkey.ts does the ceremony):
  * - the step "passkey" ("Use your passkey"): the second step after the password, the
  *   person's own passkeys only;
  * - what the password step ("Sign in with a passkey", autofill) and the code step ("Use a

@@ -4,7 +4,7 @@ import { Field, Form, button, h, screen, showScreen } from "../dom";
 import { t } from "../i18n";
 import { genericMessage, passwordProblem } from "../messages";
 
-/** The password policy (DESIGN.md §2 "Sign-in"); the API also refuses common passwords. */
+/** The password policy (docs/design.md §2 "Sign-in"); the API also refuses common passwords. */
 const MIN_LENGTH = 8;
 const MAX_LENGTH = 128;
 

@@ -4,7 +4,7 @@ import { Field, Form, button, h, screen, showScreen } from "../dom";
 import { t } from "../i18n";
 import { genericMessage } from "../messages";
 
-/** How long a reset link works (DESIGN.md §2 "Sign-in"). */
+/** How long a reset link works (docs/design.md §2 "Sign-in"). */
 const LINK_MINUTES = 30;
 
 export function showResetRequest(): void {

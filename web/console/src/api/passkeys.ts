@@ -2,7 +2,7 @@ import { t } from "../i18n";
 
 /**
  * A passkey as `GET /entity/passkeys` and `GET /admin/users/{id}/passkeys` both answer it
- * (`PasskeyRead`, issue #26), and the words the console shows for its facts.
+ * (`PasskeyRead`), and the words the console shows for its facts.
  */
 export interface PasskeyRead {
   id: string;

@@ -1,6 +1,6 @@
 /**
  * The console's sign-in: authorization code + PKCE for the seeded public client `console`
- * (DESIGN.md §2), through the hosted sign-in page.
+ * (docs/design.md §2), through the hosted sign-in page.
  *
  * Tokens live in this module's memory only: never in storage, cookies or the URL. A reload
  * loses them; the provider's own browser session then signs the person in again without a

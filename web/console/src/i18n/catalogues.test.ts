@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The catalogues (issue #28): every area's locale files hold exactly English's ids, each
+ * The catalogues: every area's locale files hold exactly English's ids, each
  * message parses as ICU MessageFormat with the same arguments as English, and every id the
  * sources read with `t("…")` exists in English. A missing translation fails here, not in a
  * person's browser.

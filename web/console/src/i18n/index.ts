@@ -1,5 +1,5 @@
 /**
- * The console's texts (issue #28): ICU MessageFormat catalogues read by react-intl.
+ * The console's texts: ICU MessageFormat catalogues read by react-intl.
  *
  * Catalogues live in `messages/<area>/<locale>.json`, flat `{ "id": "ICU message" }`, the ids
  * prefixed by their area (`account.email.title`). English is bundled; another language is

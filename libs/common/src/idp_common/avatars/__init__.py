@@ -1,4 +1,4 @@
-"""Profile photos (spec part 2 "Built-in person facts": photo; part 4 "Entity" photo and
+"""Profile photos (contract §2 "Built-in person facts": photo; part 4 "Entity" photo and
 "Media"; §8 body size).
 
 - :mod:`.images`: decode an upload with Pillow, check it is the format it claims, refuse

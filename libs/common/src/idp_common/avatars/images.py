@@ -2,7 +2,7 @@
 
 - :func:`open_image` decodes bytes as one of the allowed formats and refuses what is not
   an image, is truncated, or has more than ``max_pixels`` pixels (a decompression bomb:
-  the size is read from the header, before any pixel is decoded). The face issue reuses it.
+  the size is read from the header, before any pixel is decoded). Face sign-in reuses it.
 - :func:`clean_photo` also checks that the image is the type it was sent as (a PNG sent
   as ``image/jpeg`` is refused), then re-encodes it in that format from its pixels alone:
   the EXIF orientation is applied first, an ICC profile is converted to sRGB, and no EXIF,

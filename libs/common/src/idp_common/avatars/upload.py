@@ -1,4 +1,4 @@
-"""Reading a photo upload from a request body (DESIGN.md "Wire contracts": the image is the
+"""Reading a photo upload from a request body (docs/design.md "Wire contracts": the image is the
 body, typed ``image/png|jpeg|webp``, or the ``file`` field of a ``multipart/form-data``).
 
 The body is read chunk by chunk and refused as soon as it passes the limit, so a large

@@ -1,4 +1,4 @@
-"""Settings read from ``SVC_*`` environment variables (spec §5 "Deployment settings").
+"""Settings read from ``SVC_*`` environment variables (contract §5 "Deployment settings").
 
 Every setting is parsed, then every rule is checked, and all problems are reported
 together in one :class:`SettingsError`, so an operator fixes a bad deployment in one

@@ -56,7 +56,7 @@ def validate(settings: Settings) -> list[str]:
     problems: list[str] = []
     if settings.api_prefix:
         problems.append(
-            "SVC_API_PREFIX: must stay empty (spec §9: /.well-known/* is at the host root)"
+            "SVC_API_PREFIX: must stay empty (contract §9: /.well-known/* is at the host root)"
         )
     try:
         parse_trusted_networks(settings.forwarded_allow_ips)
@@ -92,7 +92,7 @@ def validate(settings: Settings) -> list[str]:
 
 
 def _validate_face(settings: Settings) -> list[str]:
-    """Face sign-in: DESIGN.md caps the distance threshold at 0.5."""
+    """Face sign-in: docs/design.md caps the distance threshold at 0.5."""
     problems: list[str] = []
     if not 0 < settings.face_threshold <= 0.5:
         problems.append("SVC_FACE_THRESHOLD: must be above 0 and at most 0.5")

@@ -73,7 +73,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     jwks_proxy_seconds: int = 5
     key_reload_seconds: int = 10
     # The token service's hot endpoints skip Litestar's routing and response layers
-    # (idp_common.web.lean_routes; docs/performance.md). false: the full stack, to compare.
+    # (token_service.lean_routes; docs/performance.md). false: the full stack, to compare.
     lean_routes: bool = True
     secrets_key: str = ""  # AES-256-GCM key for stored secrets (TOTP, face); empty: TOTP off
     # RFC 9449 §8: DPoP proofs must carry a server nonce (an HMAC of the time window under
@@ -81,8 +81,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     dpop_nonce: bool = False
 
     access_token_ttl: int = ACCESS_TOKEN_TTL_SECONDS
-    token_per_ip: int = TOKEN_PER_IP_LIMIT  # spec §8 TOKEN_PER_IP, per minute
-    reset_per_ip: int = RESET_PER_IP_LIMIT  # spec §8 RESET_PER_IP, per hour
+    token_per_ip: int = TOKEN_PER_IP_LIMIT  # contract §8 TOKEN_PER_IP, per minute
+    reset_per_ip: int = RESET_PER_IP_LIMIT  # contract §8 RESET_PER_IP, per hour
     auth_fail_per_ip: int = 60  # failed bearer authentications per minute per address
     cleanup_interval: int = 600  # seconds between periodic cleanup runs; 0 disables
     # Seconds between two writes of the token service's issued-token counts to the audit
@@ -92,7 +92,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # (docs/operations.md "Cleanup").
     cleanup_batch_size: int = 1000
     cleanup_batch_pause: float = 0.0  # seconds the cleanup waits between two batches
-    # RFC 9470 step-up: how recent a sign-in must be for credential changes (spec §5 rule 5)
+    # RFC 9470 step-up: how recent a sign-in must be for credential changes (contract §5 rule 5)
     recent_sign_in_max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS
     face_threshold: float = 0.5  # largest embedding distance that still matches (<= 0.5)
     face_min_size: int = 80  # smallest face accepted, in pixels of the normalised image
@@ -113,7 +113,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Seconds a pushed authorization request (RFC 9126 §2.2 ``expires_in``) stays usable,
     # 1 to 599 (FAPI 2.0 asks for under 600; docs/oauth/par.md).
     par_request_ttl: int = PAR_LIFETIME_SECONDS
-    # Passkeys (issue #26, docs/passkeys.md): seconds a WebAuthn challenge stays usable
+    # Passkeys (docs/passkeys.md): seconds a WebAuthn challenge stays usable
     # (a page offering passkeys through autofill waits for the person); the AAGUIDs of
     # the authenticators a new passkey must come from (empty: any, attestation "none");
     # with a list, a PEM file of the attestation roots the statement must chain to.
@@ -127,11 +127,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # (development and the test suite; docs/security.md). Off: refused at registration
     # and again at delivery, after DNS resolution.
     backchannel_allow_private: bool = False
-    # A client's jwks_uri (private_key_jwt, issue #25) may name loopback, private and
+    # A client's jwks_uri (private_key_jwt) may name loopback, private and
     # link-local addresses (development and the test suite; docs/oauth/client-authentication.md).
     # Off: refused at registration and again when the token service fetches it.
     client_jwks_allow_private: bool = False
-    # Webhooks (issue #27, docs/webhooks.md): endpoints may name loopback, private and
+    # Webhooks (docs/webhooks.md): endpoints may name loopback, private and
     # link-local hosts (plain http too, for those only); off, refused at registration and
     # again at delivery, after DNS resolution. A failed delivery is tried again after
     # base * 2^(attempts-1) seconds (at most max_delay, +10 % jitter) for retry_for seconds
@@ -169,7 +169,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def session_cookie_name(self) -> str:
-        """``svc_session`` (spec §5), or ``__Host-svc_session`` when the prefix is on."""
+        """``svc_session`` (contract §5), or ``__Host-svc_session`` when the prefix is on."""
         prefix = HOST_PREFIX if self.session_cookie_host_prefix else ""
         return prefix + SESSION_COOKIE_NAME
 
@@ -190,7 +190,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def api_audience(self) -> str:
-        """Audience of the provider's own API (DESIGN.md: ``{SVC_ISSUER}/api``)."""
+        """Audience of the provider's own API (docs/design.md: ``{SVC_ISSUER}/api``)."""
         return f"{self.issuer_base}/api"
 
     @property

@@ -1,13 +1,13 @@
 """Signing and verifying JWTs: RS256, PS256, ES256 and EdDSA, each with its own keys.
 
 - RFC 7519 (JWT) with RFC 7515 (JWS) compact serialisation, signed by joserfc.
-- RS256 by default (spec part 5 "Access tokens"); PS256, ES256 (RFC 7518 §3.4, §3.5)
-  and EdDSA with Ed25519 (RFC 8037 §3.1) when a caller asks for them (issue #24: per API,
-  per client). Every other ``alg`` is refused, including ``none`` and the HMAC family.
+- RS256 by default (contract §5 "Access tokens"); PS256, ES256 (RFC 7518 §3.4, §3.5)
+  and EdDSA with Ed25519 (RFC 8037 §3.1) when a caller asks for them (per API, per
+  client). Every other ``alg`` is refused, including ``none`` and the HMAC family.
 - RFC 8725 §2.1, §3.1: the verifier fixes the algorithm, the token does not choose it.
   The key that ``kid`` names decides: a token whose header ``alg`` is not its key's
   algorithm is refused, whatever the signature.
-- The header carries ``kid`` (spec part 2 "Token claims"); verification uses only the key
+- The header carries ``kid`` (contract §2 "Token claims"); verification uses only the key
   that ``kid`` names in the provider's :class:`~idp_common.crypto.keys.KeySet`. An embedded
   ``jwk``, ``jku``, ``x5u`` or ``x5c`` header is never trusted, and a ``crit`` or ``b64``
   header is refused.
@@ -63,7 +63,7 @@ TYP_LOGOUT_TOKEN: Final = JWT_TYP_LOGOUT_TOKEN
 TYP_JWT: Final = JWT_TYP_ID_TOKEN
 #: Longer strings are refused before any parsing.
 MAX_TOKEN_LENGTH: Final = 16 * 1024
-#: Default access-token lifetime: spec part 8, ten minutes.
+#: Default access-token lifetime: contract §8, ten minutes.
 DEFAULT_ACCESS_TOKEN_TTL: Final = ACCESS_TOKEN_TTL_SECONDS
 
 _REFUSED_HEADERS: Final = frozenset({"crit", "b64", "jwk", "jku", "x5u", "x5c"})

@@ -1,8 +1,8 @@
-"""When each signing key signs: the rules of zero-downtime key rotation (issue #22).
+"""When each signing key signs: the rules of zero-downtime key rotation.
 
 A key file's name is its activation time in UTC, to the second: ``20261126T100000Z.pem``
 (a second key of the same second: ``20261126T100000Z_001.pem``). Keys are ordered by file
-name, which for such names is the order of their activation times (spec part 5: rotation
+name, which for such names is the order of their activation times (contract §5: rotation
 is ordered by file name). At a moment ``now``:
 
 - **current**: the last key whose activation time has passed; it signs every new token.
@@ -14,14 +14,14 @@ is ordered by file name). At a moment ``now``:
   they signed has expired, then may be pruned.
 
 A key whose name is not such a time (a file named by hand, ``a.pem``) keeps the rule of
-spec part 5: ordered by name, active since always. A retired key whose successor is named
+contract §5: ordered by name, active since always. A retired key whose successor is named
 by hand has no known retirement time and is never pruned by the tool.
 
 A retired key may be pruned from ``successor's activation + retention`` on, where
 ``retention`` (:class:`RotationTimings`) is the reload interval (a process that has not
 yet re-read the directory keeps signing with the old key that long, when the successor was
 written to sign at once) + the longest lifetime of any token the provider signs + the JWKS
-cache lifetime (spec part 5: the old key is kept at least one cache lifetime longer).
+cache lifetime (contract §5: the old key is kept at least one cache lifetime longer).
 
 Pure: names, times and durations in, answers out. Times are aware ``datetime`` values,
 or POSIX seconds on the signing path.
@@ -107,7 +107,7 @@ class RotationTimings:
     """The durations rotation depends on, all in seconds.
 
     ``longest_token_seconds``: the longest time a token the provider signed is accepted
-    (:func:`idp_common.crypto.key_retention.longest_token_lifetime`).
+    (:func:`idp_common.operations.key_retention.longest_token_lifetime`).
     """
 
     jwks_cache_seconds: int

@@ -1,17 +1,17 @@
 """Signing keys: read from a directory, each signing from the time its file name states.
 
 Spec part 5 "Signing keys" (rotation ordered by file name; the old key kept at least a
-JWKS cache lifetime longer), extended by issue #22 for rotation without restarts and by
-issue #24 for a key per algorithm:
+JWKS cache lifetime longer), extended for rotation without restarts and for a key per
+algorithm:
 
 - A key directory holds private keys as PEM files named ``*.pem`` (PKCS#8
   ``BEGIN PRIVATE KEY``, or the traditional ``BEGIN RSA/EC PRIVATE KEY``, unencrypted).
-  The files at its top level are the **RS256** keys (as before #24: an existing
-  deployment changes nothing). The keys of the other algorithms live in sub-directories
-  named by the algorithm (:data:`ALGORITHM_DIRECTORIES`): ``PS256/`` (RSA of at least
-  2048 bits), ``ES256/`` (EC on P-256 only), ``EdDSA/`` (Ed25519 only). A key of the wrong
-  type for its place is a :class:`KeySetError` naming the file. Other files, other
-  sub-directories and hidden files (``.foo.pem``) are ignored
+  The files at its top level are the **RS256** keys (where a single-algorithm deployment
+  keeps them: an existing deployment changes nothing). The keys of the other algorithms
+  live in sub-directories named by the algorithm (:data:`ALGORITHM_DIRECTORIES`):
+  ``PS256/`` (RSA of at least 2048 bits), ``ES256/`` (EC on P-256 only), ``EdDSA/``
+  (Ed25519 only). A key of the wrong type for its place is a :class:`KeySetError` naming
+  the file. Other files, other sub-directories and hidden files (``.foo.pem``) are ignored
   (:mod:`idp_common.crypto.key_files`).
 - Within one algorithm, files are sorted by name; a name is the key's UTC activation time
   (``20261126T100000Z.pem``). The signing key of an algorithm is its last key whose time
@@ -89,10 +89,11 @@ __all__ = [
     "write_key_file",
 ]
 
-#: The default signature algorithm (spec part 5 "Access tokens"), the provider's own API's.
+#: The default signature algorithm (contract §5 "Access tokens"), the provider's own API's.
 JWS_ALGORITHM: Final = SIGNING_ALGORITHM
-#: Where each algorithm's keys live under the key directory: RS256 at the top level (as
-#: before issue #24), the others in a sub-directory named by the algorithm.
+#: Where each algorithm's keys live under the key directory: RS256 at the top level (where
+#: a single-algorithm deployment keeps them), the others in a sub-directory named by the
+#: algorithm.
 ALGORITHM_DIRECTORIES: Final[dict[str, str]] = {
     ALG_RS256: "",
     ALG_PS256: ALG_PS256,

@@ -1,4 +1,4 @@
-"""Password hashing with argon2id (DESIGN.md §2 "Sign-in": hashes argon2id).
+"""Password hashing with argon2id (docs/design.md §2 "Sign-in": hashes argon2id).
 
 Parameters: the RFC 9106 §4 "second recommended option" (argon2-cffi's
 ``profiles.RFC_9106_LOW_MEMORY``): argon2id, t=3 iterations, m=64 MiB, p=4 lanes, 16-byte
@@ -16,7 +16,7 @@ Hashing is CPU-bound and deliberately slow. Code running on the event loop must 
 memory instead of mapping 64 MiB afresh (:mod:`idp_common.crypto.argon2_verify`).
 
 Client secrets are *not* hashed here: they are random (at least 256 bits) and stored as a
-SHA-256 digest (DESIGN.md §2 "Tokens and clients").
+SHA-256 digest (docs/design.md §2 "Tokens and clients").
 """
 
 from __future__ import annotations
@@ -67,9 +67,9 @@ def hashing_threads(cores: int, workers: int) -> int:
     """Hashes one worker process runs at once: the machine's cores shared among the
     workers, at least one. argon2 is memory-bound and already runs its lanes in parallel,
     so more concurrent hashes than cores only thrash the caches and starve the event
-    loops. Measured with issue 3's benchmark on 2 cores and 2 authui-api workers: 68-69% of
-    the argon2 ceiling with up to 4 hashes at once, 71-72% with 2 (about the run-to-run
-    noise, but never worse)."""
+    loops. Measured with the load benchmark (bench/) on 2 cores and 2 authui-api workers:
+    68-69% of the argon2 ceiling with up to 4 hashes at once, 71-72% with 2 (about the
+    run-to-run noise, but never worse)."""
     return max(1, cores // max(1, workers))
 
 
@@ -138,7 +138,7 @@ async def verify_password_dummy_async(password: str) -> bool:
     """Spend the time of a real verification and answer False.
 
     For a sign-in naming an unknown account, so that the answer takes as long as for a
-    known account with a wrong password (DESIGN.md §2: the same whether the account
+    known account with a wrong password (docs/design.md §2: the same whether the account
     exists or not).
     """
 

@@ -1,5 +1,5 @@
-"""Encryption of secrets stored in the database: TOTP secrets, face templates (DESIGN.md §2),
-the secrets of ``client_secret_jwt`` clients (issue #25).
+"""Encryption of secrets stored in the database: TOTP secrets, face templates (docs/design.md §2),
+the secrets of ``client_secret_jwt`` clients.
 
 AES-256-GCM (NIST SP 800-38D) from ``cryptography``, one 32-byte key for the deployment.
 
@@ -115,13 +115,13 @@ def totp_context(user_id: object) -> bytes:
 
 def client_secret_context(client_pk: object) -> bytes:
     """Associated data of a ``client_secret_jwt`` client's secret (``client_secrets.sealed``,
-    bound to the client's row id; issue #25)."""
+    bound to the client's row id)."""
     return f"idp:client-secret:{client_pk}".encode()
 
 
 def webhook_secret_context(endpoint_id: object) -> bytes:
     """Associated data of a webhook endpoint's signing secret (``webhook_endpoints.secret_sealed``,
-    bound to the endpoint's id; issue #27)."""
+    bound to the endpoint's id)."""
     return f"idp:webhook-secret:{endpoint_id}".encode()
 
 

@@ -1,2 +1,2 @@
 """Data files shipped with the package (read with ``importlib.resources``):
-``common_passwords.txt``, the list behind the password policy (DESIGN.md §2)."""
+``common_passwords.txt``, the list behind the password policy (docs/design.md §2)."""

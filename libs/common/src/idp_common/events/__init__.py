@@ -1,5 +1,5 @@
 """Events: the transactional outbox, its relay to NATS JetStream, and the stream itself
-(DESIGN.md "Events"). Writers add an outbox row and call :func:`announce` in one
+(docs/design.md "Events"). Writers add an outbox row and call :func:`announce` in one
 transaction (``idp_common.storage.repos.outbox``, the table's owner); :class:`OutboxRelay`
 publishes the rows; consumers read the stream.
 

@@ -1,6 +1,6 @@
 """The outbox relay: publishes ``event_outbox`` rows to JetStream and marks them sent.
 
-DESIGN.md "Events": a session's end is written to the outbox in the transaction that
+docs/design.md "Events": a session's end is written to the outbox in the transaction that
 revokes its refresh tokens, so it cannot be lost when NATS is down; this relay moves the
 rows to the stream once NATS answers.
 

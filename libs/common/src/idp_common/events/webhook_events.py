@@ -1,4 +1,4 @@
-"""The webhook events (issue #27, docs/webhooks.md "Events"): their types, their subjects,
+"""The webhook events (docs/webhooks.md "Events"): their types, their subjects,
 their payload, and the pure map from an audit row to the events it announces.
 
 Every audited change already writes its audit row in its own transaction

@@ -1,4 +1,4 @@
-"""Face sign-in's engine (issue 7; DESIGN.md "Sign-in", spec part 1 and part 4
+"""Face sign-in's engine (docs/design.md "Sign-in", contract §1 and part 4
 ``POST /api/v1/auth/biometric``): from an image to the embedding of its one face, and
 the sealed templates compared 1:1.
 

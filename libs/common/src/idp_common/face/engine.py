@@ -226,7 +226,7 @@ class FaceEngine:
     ) -> _T:
         if not self.available or self._closed:
             raise FaceUnavailable("face sign-in is not available")
-        # On the loop, from the header, before any decoding (issue #19, attack 14).
+        # On the loop, from the header, before any decoding (docs/security.md, attack 14).
         check_pixel_count(image, max_pixels)
         pool = self._pool or self._new_pool()
         loop = asyncio.get_running_loop()

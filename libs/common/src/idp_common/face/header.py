@@ -3,7 +3,7 @@
 Decoding costs memory and time in proportion to the pixels (a 6000 x 6000 PNG of a few
 kilobytes decodes to 108 MB), so an image is refused on the service's event loop, from the
 few header bytes Pillow reads to open it, before it is queued for a model process
-(issue #19, attack 14). The sign-in page scales a photo to at most 1024 pixels before
+(docs/security.md, attack 14). The sign-in page scales a photo to at most 1024 pixels before
 sending it; :data:`MAX_PIXELS` still admits a 12-megapixel phone photo sent as it is.
 """
 

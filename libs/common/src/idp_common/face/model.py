@@ -5,7 +5,7 @@ small functions that import it there), so a service process never loads dlib.
 :func:`load` is the pool's initializer: the three models are read once per process
 (about 0.5 s) into module globals, then every :func:`embed` reuses them.
 
-Steps of :func:`embed` (the rules of the face contract, issue 7):
+Steps of :func:`embed` (the rules of the face contract):
 
 1. decode (:func:`idp_common.face.images.decode`): upright RGB, longer side <= 1024 px;
 2. HOG frontal face detector, upsampled once (finds faces down to about 40 px);

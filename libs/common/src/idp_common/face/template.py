@@ -5,7 +5,7 @@ weight on their event loop (128 floats take microseconds in plain Python).
 
 An embedding is what :meth:`FaceEngine.embed` returns: 128 float32, little-endian (512
 bytes), dlib's ResNet face descriptor. Two faces of the same person lie closer than about
-0.5 in Euclidean distance (dlib's own figure is 0.6; DESIGN.md caps the threshold at 0.5).
+0.5 in Euclidean distance (dlib's own figure is 0.6; docs/design.md caps the threshold at 0.5).
 
 The stored template is ``seal(tag + embedding)`` (:mod:`idp_common.crypto.secretbox`,
 bound to the person with ``face_context(user_id)``): the database holds no readable

@@ -1,4 +1,4 @@
-"""Localised, branded mails (issue #28, docs/mail-templates.md).
+"""Localised, branded mails (docs/mail-templates.md).
 
 Four kinds: ``password_reset`` (authui, the reset link), ``factor_locked`` (authui, the
 notice that a second factor locked: someone knows the password; no link, on purpose),

@@ -1,5 +1,5 @@
-"""What an operator watches a service by: log lines, traces and metrics (issue 22;
-docs/operations.md "Traces and logs", "Metrics").
+"""What an operator watches a service by: log lines, traces and metrics
+(docs/operations.md "Traces and logs", "Metrics").
 
 - :mod:`.logs`: every log line of a service process, its own, Granian's and the
   libraries', one JSON object (or one readable line), with the service, the request id and

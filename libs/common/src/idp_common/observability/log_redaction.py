@@ -1,4 +1,4 @@
-"""Keeping stored values out of the log (issue #19, attack 13; docs/security.md).
+"""Keeping stored values out of the log (docs/security.md, attack 13).
 
 SQLAlchemy's ``hide_parameters`` keeps a failed statement's parameters out of its error
 message, but PostgreSQL's own ``DETAIL`` line still travels in the driver's message: a

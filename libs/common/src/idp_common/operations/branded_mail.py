@@ -1,4 +1,4 @@
-"""A localised, branded mail ready to send (issue #28, docs/mail-templates.md).
+"""A localised, branded mail ready to send (docs/mail-templates.md).
 
 The mails the provider sends (password reset, a locked second factor, a changed sign-in
 method or address) are built here: the provider's brand (``brands`` row of the provider,

@@ -1,4 +1,4 @@
-"""The cleanup job (spec part 3, last row; §8 "Cleanup margin").
+"""The cleanup job (contract §3, last row; §8 "Cleanup margin").
 
 Authorization codes, refresh tokens and password-reset tokens are deleted one hour after
 their ``expires_at``. A revoked token not yet expired is kept: reuse detection and
@@ -8,7 +8,7 @@ something (and every run an operator asked for) leaves one ``cleanup.ran`` row.
 It runs as ``idp cleanup`` and as a periodic task of the token service. A run deletes in
 bounded batches (``SVC_CLEANUP_BATCH_SIZE`` rows, oldest first; ``storage.db.expiry``),
 each one statement committed by itself, so a run over millions of expired rows never
-holds one long transaction, its locks or its snapshot (issue #24 item 5);
+holds one long transaction, its locks or its snapshot;
 ``SVC_CLEANUP_BATCH_PAUSE`` seconds between two batches leave the database to the token
 requests for a while, when a backlog's run must take less of it.
 

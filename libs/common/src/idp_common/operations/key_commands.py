@@ -1,6 +1,6 @@
 """``idp keys generate | rotate | list``: the signing keys in ``SVC_KEY_DIR``.
 
-- ``generate`` writes a key active now: the spec's procedure (part 5), for a first key or
+- ``generate`` writes a key active now: the contract's procedure (part 5), for a first key or
   an emergency. Every process signs with it within ``SVC_KEY_RELOAD_SECONDS``; resource
   servers that cached the JWKS do not know it until their cache expires.
 - ``rotate`` writes the next key, active at now + ``SVC_JWKS_CACHE_SECONDS`` +
@@ -8,11 +8,11 @@
   so every process publishes it and every cached JWKS (the proxy's, then a resource
   server's) has expired before it signs; then prunes the retired keys whose
   tokens have all expired (:mod:`idp_common.crypto.key_schedule`,
-  :mod:`idp_common.crypto.key_retention`).
+  :mod:`idp_common.operations.key_retention`).
 - ``list`` shows each key's state (next / current / retired), activation time and, for a
   retired key, when it may be pruned.
 
-Each algorithm has its own keys and schedule (issue #24): RS256 at the top of
+Each algorithm has its own keys and schedule: RS256 at the top of
 ``SVC_KEY_DIR``, PS256, ES256 and EdDSA in the sub-directory named by the algorithm.
 ``generate`` and ``rotate`` take ``--alg`` (default RS256) and touch only that
 algorithm's place; ``list`` shows every algorithm.
@@ -30,7 +30,6 @@ from typing import TextIO
 
 from idp_common.config import Settings
 from idp_common.crypto.key_files import KeySetError, free_name, key_files, remove_key_file
-from idp_common.crypto.key_retention import rotation_timings
 from idp_common.crypto.key_schedule import (
     KeyState,
     KeyStatus,
@@ -50,6 +49,7 @@ from idp_common.crypto.keys import (
     new_private_key_pem,
     write_key_file,
 )
+from idp_common.operations.key_retention import rotation_timings
 
 Clock = Callable[[], datetime]
 

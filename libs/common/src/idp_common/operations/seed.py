@@ -1,11 +1,11 @@
 """What the operator tool writes: the scope catalogue, the first administrator, cleanup.
 
-``seed_catalogue`` (DESIGN.md "The provider's own API and its permissions"): the ``idp``
+``seed_catalogue`` (docs/design.md "The provider's own API and its permissions"): the ``idp``
 API with audience ``{SVC_ISSUER}/api``, every ``idp:*`` scope, the ``administrator``
-role holding every admin scope, and the ``console`` client (DESIGN.md "Wire contracts").
+role holding every admin scope, and the ``console`` client (docs/design.md "Wire contracts").
 It only inserts what is missing (``ON CONFLICT DO NOTHING``), so a second run changes
 nothing, and a release that adds scopes hands them to ``administrator`` on the next run
-(spec §5 rule 3, §9 rule 5).
+(contract §5 rule 3, §9 rule 5).
 
 ``cleanup_expired`` is ``idp cleanup``: one run of :mod:`idp_common.operations.cleanup`.
 """

@@ -1,2 +1,2 @@
-"""Passkeys (WebAuthn; issue #26, docs/passkeys.md): the relying party of this deployment
+"""Passkeys (WebAuthn; docs/passkeys.md): the relying party of this deployment
 and its two ceremonies (:mod:`.ceremony`), over py_webauthn."""

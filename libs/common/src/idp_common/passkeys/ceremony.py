@@ -1,5 +1,5 @@
 """The WebAuthn registration and authentication ceremonies of this deployment, over
-py_webauthn (issue #26, docs/passkeys.md).
+py_webauthn (docs/passkeys.md).
 
 The relying party (:class:`RelyingParty`) comes from the settings: its id is the issuer's
 host, its one origin the issuer's (:mod:`idp_common.protocol.w3c_webauthn`). Options are

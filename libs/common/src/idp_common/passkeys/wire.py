@@ -1,5 +1,5 @@
-"""A passkey as the self-service and administration APIs show it (issue #26,
-docs/passkeys.md): ``PasskeyRead``. Both services answer the same shape, so it lives here.
+"""A passkey as the self-service and administration APIs show it (docs/passkeys.md):
+``PasskeyRead``. Both services answer the same shape, so it lives here.
 
 Never the credential id or the public key: a list of passkeys tells what they are (synced or
 bound to one device, verified, from which authenticator model) and when they were used.

@@ -1,5 +1,5 @@
-"""Administrator-defined profile fields and their values (spec part 2 "Profile field",
-DESIGN.md "Profile fields").
+"""Administrator-defined profile fields and their values (contract §2 "Profile field",
+docs/design.md "Profile fields").
 
 Shared by the administration API and the self-service API (``/entity/profile``):
 
@@ -7,8 +7,7 @@ Shared by the administration API and the self-service API (``/entity/profile``):
 - :mod:`.rules`: pure checks of a field definition (key syntax, validators per data type,
   ``enumValues``, the claim pair and the reserved claim names);
 - :mod:`.values`: pure conversion and validation of one value (text stored, typed at the
-  edges: spec part 2 rule 10);
-- :mod:`.presets`: the preset catalogue (rule 9);
+  edges: contract §2 rule 10);
 - :mod:`.store`: fields and values with these rules applied, over their repository
   :mod:`idp_common.storage.repos.profile_fields` (Postgres enforces ``unique``).
 

@@ -1,4 +1,4 @@
-"""Pure checks of a profile field definition (spec part 2 rules 1, 3, 6, 8; DESIGN.md
+"""Pure checks of a profile field definition (contract §2 rules 1, 3, 6, 8; docs/design.md
 "Profile fields"). Each returns the list of :class:`FieldError` naming the member of the
 body at fault (``validators.<name>`` for a validator); existence and uniqueness against
 stored rows are the repository's business.
@@ -38,7 +38,7 @@ TEXT_TYPES: Final = frozenset({"string", "email", "phone", "url"})
 #: Types with an order (``min``, ``max``: numbers for integer, ISO dates for date).
 RANGED_TYPES: Final = frozenset({"integer", "date"})
 
-#: DESIGN.md: JWT registered claims, OIDC protocol claims and the claims the provider
+#: docs/design.md: JWT registered claims, OIDC protocol claims and the claims the provider
 #: releases itself; compared case-insensitively (one list, in the protocol constants).
 RESERVED_CLAIMS: Final = RESERVED_CLAIM_NAMES
 

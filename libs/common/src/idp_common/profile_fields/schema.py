@@ -1,6 +1,6 @@
-"""Wire shapes of profile fields (spec part 2 table; DESIGN.md "Profile fields").
+"""Wire shapes of profile fields (contract §2 table; docs/design.md "Profile fields").
 
-Defaults of omitted properties (rule 7, DESIGN.md): ``dataType`` ``string``, ``required``
+Defaults of omitted properties (rule 7, docs/design.md): ``dataType`` ``string``, ``required``
 false, ``unique`` false, ``userReadable`` true, ``userWritable`` false, ``validators``
 ``{}``, ``displayOrder`` after the last field. ``enumValues`` (rule 8) lists the permitted
 values of an ``enum`` field.

@@ -1,4 +1,4 @@
-"""Profile fields and values with their rules applied (spec part 2 "Profile field"): what
+"""Profile fields and values with their rules applied (contract §2 "Profile field"): what
 the administration and self-service APIs call. The rows are
 :mod:`idp_common.storage.repos.profile_fields`'s (the one owner of the tables); here they
 become the wire shapes of :mod:`.schema`, checked by :mod:`.rules` and typed by

@@ -1,4 +1,4 @@
-"""One profile value: validated and converted at the edges (spec part 2 rules 6 and 10).
+"""One profile value: validated and converted at the edges (contract §2 rules 6 and 10).
 
 A value is stored as text. On the wire it is typed: ``integer`` a JSON integer,
 ``boolean`` a JSON boolean (stored ``true``/``false``), ``date`` an ISO ``YYYY-MM-DD``

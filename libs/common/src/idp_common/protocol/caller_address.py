@@ -1,4 +1,4 @@
-"""The caller's address (spec part 5 "Caller address", setting ``SVC_FORWARDED_ALLOW_IPS``).
+"""The caller's address (contract §5 "Caller address", setting ``SVC_FORWARDED_ALLOW_IPS``).
 
 The per-address rate limits and the ``ip`` of every audit record use this address.
 

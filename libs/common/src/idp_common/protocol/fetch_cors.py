@@ -1,4 +1,4 @@
-"""Browser applications on other origins (issue #27): origins (RFC 6454) and the CORS
+"""Browser applications on other origins: origins (RFC 6454) and the CORS
 protocol of the WHATWG Fetch Standard (§3.2 "CORS protocol"), as pure rules.
 
 An origin is written as a browser sends it in ``Origin`` (RFC 6454 §6.2, Fetch "ASCII

@@ -18,7 +18,7 @@ same two stages when it is pushed and again when its ``request_uri`` is used; th
 ``request_uri`` itself is resolved by the endpoint before stage 1, so ``parse_request``
 only sees one that came in a pushed request (refused there already).
 
-Size bounds (issue #19, attack 4). A request that has not signed anyone in yet may store a
+Size bounds (docs/security.md, attack 4). A request that has not signed anyone in yet may store a
 sign-in challenge, so what it may carry is bounded before anything else is looked at. A
 value longer than its bound is refused with ``ParameterTooLong`` (an error page naming
 the parameter, the value never echoed, nothing stored) instead of being sent back to a
@@ -53,7 +53,7 @@ dpop_jkt               64     RFC 9449 §10: a SHA-256 JWK thumbprint, 43 charac
 With these bounds a stored challenge stays under about 4 KB besides its redirect URI,
 which must be one the client registered.
 
-``ui_locales`` (OIDC Core §3.1.2.1, issue #28, docs/languages.md): the well-formed language
+``ui_locales`` (OIDC Core §3.1.2.1, docs/languages.md): the well-formed language
 tags among its space-separated values, in order, at most
 :data:`~idp_common.protocol.rfc4647_locales.MAX_PREFERENCES`; the sign-in page shows the
 first one the provider ships (:func:`~idp_common.protocol.rfc4647_locales.negotiate_ui_locale`).
@@ -289,7 +289,7 @@ def session_meets_acr(session_acr: str, acr_values: Sequence[str]) -> bool:
     """A session satisfies the request's ``acr_values`` (none asked: any session does):
     its level is at least the weakest level asked for. The levels are ordered (face, 1fa,
     2fa, phr): a client asking for two factors takes a phishing-resistant session, one
-    asking for ``phr`` sends a two-factor session back to sign in (issue #26)."""
+    asking for ``phr`` sends a two-factor session back to sign in."""
     if not acr_values:
         return True
     asked = [acr_rank(value) for value in acr_values if acr_rank(value) >= 0]

@@ -1,6 +1,6 @@
 """Claims of OpenID Connect Core 1.0 that are pure computations.
 
-- ``session_sid``: the ``sid`` claim, base64url(SHA-256(session id)) (DESIGN.md): a
+- ``session_sid``: the ``sid`` claim, base64url(SHA-256(session id)) (docs/design.md): a
   reference to the browser session that never reveals its bearer id.
 - ``at_hash``: §3.1.3.6, the left half of the hash of the access token, base64url; the
   hash is the one of the ID token's ``alg``: SHA-256 for RS256, PS256 and ES256, SHA-512

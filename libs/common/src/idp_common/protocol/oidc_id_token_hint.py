@@ -15,9 +15,10 @@ A hint is accepted only when it is an ID token this provider issued to the clien
   token (RP-Initiated Logout 1.0 §2: "even when the exp time has passed", for "a current
   session or ... a recent session"), but by at most :data:`EXPIRED_GRACE_SECONDS`, 24
   hours, the idle lifetime of a browser session: a hint older than that cannot belong to a
-  session that is still alive, so it is no hint of a recent session. (Before issue #19,
-  attack 16, the grace was ten years.) ``/oauth2/authorize`` uses it only to check that the
-  session belongs to the hinted person; the same bound applies there;
+  session that is still alive, so it is no hint of a recent session (a grace of ten years
+  let a years-old hint pass: docs/security.md, attack 16). ``/oauth2/authorize`` uses it
+  only to check that the session belongs to the hinted person; the same bound applies
+  there;
 - ``iat`` and ``nbf``, when present, not later than ``now`` plus :data:`CLOCK_SKEW_SECONDS`.
 
 Errors raise :class:`InvalidIdTokenHint`, whose ``reason`` is short and safe to show.

@@ -1,4 +1,4 @@
-"""Password policy in the manner of NIST SP 800-63B §5.1.1.2 (DESIGN.md §2 "Sign-in").
+"""Password policy in the manner of NIST SP 800-63B §5.1.1.2 (docs/design.md §2 "Sign-in").
 
 - Length 8 to 128 characters (Unicode code points; every character is allowed, spaces
   included). No composition rules (no "one digit, one symbol"), no periodic expiry.

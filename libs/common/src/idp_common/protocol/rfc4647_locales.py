@@ -1,4 +1,4 @@
-"""Which language a person reads (issue #28; docs/languages.md).
+"""Which language a person reads (docs/languages.md).
 
 Preferences are BCP 47 language tags (RFC 5646), most wanted first. A tag is matched to a
 language we ship by RFC 4647 §3.4 "Lookup": compared case-insensitively, then truncated

@@ -1,6 +1,6 @@
 """OAuth 2.0 error responses (RFC 6749 §5.2, §4.1.2.1; RFC 6750 §3.1; OIDC Core §3.1.2.6).
 
-Each error code is its own class with ``error`` and ``status_code`` (STYLE.md §6). A
+Each error code is its own class with ``error`` and ``status_code`` (docs/style.md §6). A
 protocol endpoint answers ``to_body()`` as JSON with ``headers`` added; ``/oauth2/authorize``
 sends ``error`` and ``description`` to the client's redirect URI instead (§4.1.2.1):
 

@@ -1,10 +1,10 @@
-"""The ``scope`` parameter (RFC 6749 §3.3) and how a grant narrows it (DESIGN.md §2).
+"""The ``scope`` parameter (RFC 6749 §3.3) and how a grant narrows it (docs/design.md §2).
 
 - §3.3: ``scope = scope-token *( SP scope-token )``, ``scope-token = 1*( %x21 / %x23-5B /
   %x5D-7E )``. Order carries no meaning; duplicates are dropped, first position kept.
   Repeated spaces are tolerated (lenient parsing of a rule clients often get wrong);
   any other character outside the set raises ``InvalidScope``.
-- DESIGN.md "The provider's own API": the granted scope = requested ∩ the client's
+- docs/design.md "The provider's own API": the granted scope = requested ∩ the client's
   scopes ∩ (for API scopes) the user's effective scopes. The four OIDC scopes
   (``openid profile email offline_access``) are not API scopes: the user holds them
   implicitly, the client must still be allowed them.

@@ -1,4 +1,4 @@
-"""Proof Key for Code Exchange (RFC 7636), ``S256`` only (DESIGN.md "Tokens and clients").
+"""Proof Key for Code Exchange (RFC 7636), ``S256`` only (docs/design.md "Tokens and clients").
 
 - §4.1: ``code_verifier`` = 43 to 128 characters of ``[A-Z] / [a-z] / [0-9] / "-" / "." /
   "_" / "~"``.

@@ -12,7 +12,7 @@
   once the code's lifetime is over; an approved code is redeemed once (the caller deletes
   it in the same atomic step and issues tokens).
 
-Time and randomness are passed in (STYLE.md §2).
+Time and randomness are passed in (docs/style.md §2).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@
 - §5: a client may be required to push (``require_pushed_authorization_requests``; the
   FAPI 2.0 profile requires it too): :func:`must_push`.
 
-Storage (Redis, ``idp_common.state.pushed_requests``) and HTTP are elsewhere.
+Storage (Redis, ``token_service.state.pushed_requests``) and HTTP are elsewhere.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Standard Webhooks (https://www.standardwebhooks.com, spec v1.0.0): the secret, the
 signature, the headers of a delivery, where one may be sent, and when a failed one is tried
-again (issue #27, docs/webhooks.md).
+again (docs/webhooks.md).
 
 - Secret: ``whsec_`` + base64 of 32 random bytes (the spec asks for 24 to 64). It is the
   HMAC key once the prefix is removed and the base64 decoded.

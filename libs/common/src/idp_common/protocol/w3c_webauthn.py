@@ -1,5 +1,5 @@
 """Pure rules of Web Authentication Level 3 (W3C) as this provider applies them to
-passkeys (issue #26, docs/passkeys.md). No storage, no HTTP; the ceremonies' parsing and
+passkeys (docs/passkeys.md). No storage, no HTTP; the ceremonies' parsing and
 signature checks are py_webauthn's (:mod:`idp_common.passkeys.ceremony`).
 
 - :func:`relying_party_id`: the RP ID is the issuer's host (§5.1.3 steps 8-9: a

@@ -1,4 +1,4 @@
-"""Every per-address limit, in one table (spec part 8 "Limits"; docs/security.md
+"""Every per-address limit, in one table (contract §8 "Limits"; docs/security.md
 "Throttling").
 
 A row names the limiter bucket, the setting that holds the limit (its ``SVC_``
@@ -9,16 +9,16 @@ for its /64). Whether a Redis failure fails open or closed is the caller's choic
 ============ ==================== ======== ========================================================
 bucket       setting              window   what is counted
 ============ ==================== ======== ========================================================
-token        SVC_TOKEN_PER_IP     60 s     ``/oauth2/token`` requests (spec part 8)
-introspect   SVC_TOKEN_PER_IP     60 s     ``/oauth2/introspect`` requests (issue #19, attack 11)
-revoke       SVC_TOKEN_PER_IP     60 s     ``/oauth2/revoke`` requests (issue #19, attack 11)
+token        SVC_TOKEN_PER_IP     60 s     ``/oauth2/token`` requests (contract §8)
+introspect   SVC_TOKEN_PER_IP     60 s     ``/oauth2/introspect`` requests (security.md, attack 11)
+revoke       SVC_TOKEN_PER_IP     60 s     ``/oauth2/revoke`` requests (security.md, attack 11)
 par          SVC_TOKEN_PER_IP     60 s     ``/oauth2/par`` requests (RFC 9126, pushed requests)
 device       SVC_TOKEN_PER_IP     60 s     ``/oauth2/device_authorization`` requests, and the device
                                            page's user-code requests (RFC 8628 §5.1, §5.2)
 challenge    SVC_CHALLENGE_PER_IP 60 s     sign-in challenges stored by ``/oauth2/authorize``
 signin_ip    SVC_TOKEN_PER_IP     60 s     password and TOTP steps of the sign-in API
 face_ip      SVC_FACE_PER_IP      60 s     face sign-in attempts (each a decode and an embedding)
-reset_ip     SVC_RESET_PER_IP     3600 s   password-reset requests (spec part 8)
+reset_ip     SVC_RESET_PER_IP     3600 s   password-reset requests (contract §8)
 auth_fail    SVC_AUTH_FAIL_PER_IP 60 s     failed bearer authentications at the APIs
 ============ ==================== ======== ========================================================
 """

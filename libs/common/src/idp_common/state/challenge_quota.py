@@ -1,6 +1,6 @@
 """At most :data:`CHALLENGES_PER_ADDRESS` live sign-in challenges per caller address.
 
-Why (issue #19, attack 4): ``GET /oauth2/authorize`` without a session stores a challenge
+Why (docs/security.md, attack 4): ``GET /oauth2/authorize`` without a session stores a challenge
 (:meth:`idp_common.state.sessions.SessionStore.save_challenge`, ten minutes) for anyone who asks.
 The per-minute limit (``SVC_CHALLENGE_PER_IP``) slows one address down; this bound caps
 what one address can hold at any moment, whatever the limit is set to: when a new

@@ -1,7 +1,7 @@
-"""Sign-in challenges in Redis (DESIGN.md "Sign-in").
+"""Sign-in challenges in Redis (docs/design.md "Sign-in").
 
 A challenge is the state of one pending ``/oauth2/authorize`` request while the person signs
-in and consents (DESIGN.md "Sign-in"), 10 minutes, keyed by a random id that travels in
+in and consents (docs/design.md "Sign-in"), 10 minutes, keyed by a random id that travels in
 the sign-in page's URL. Its steps: ``password`` → ``totp`` (when an authenticator is
 confirmed), ``passkey`` or ``face`` → ``consent`` (when needed) → ``done``.
 
@@ -22,7 +22,7 @@ __all__ = ["CHALLENGE_SECONDS", "Challenge", "ChallengeStore", "Step"]
 
 CHALLENGE_SECONDS = 600
 #: ``face``: the face as the second step after the password (``SVC_FACE_SIGNIN=second_factor``);
-#: ``passkey``: a passkey as the second step (issue #26, docs/passkeys.md).
+#: ``passkey``: a passkey as the second step (docs/passkeys.md).
 Step = Literal["password", "totp", "face", "passkey", "consent", "done"]
 
 
@@ -45,7 +45,7 @@ class Challenge(msgspec.Struct, kw_only=True):
     acr_values: list[str] = msgspec.field(default_factory=list)
     dpop_jkt: str | None = None  # RFC 9449 §10: the code will be bound to this DPoP key
     # OIDC Core §3.1.2.1 ``ui_locales``: the languages the client asked the pages to use,
-    # in order (issue #28, docs/languages.md); the challenge read negotiates from them.
+    # in order (docs/languages.md); the challenge read negotiates from them.
     ui_locales: list[str] = msgspec.field(default_factory=list)
     created_at: int = 0
     step: Step = "password"
@@ -56,7 +56,7 @@ class Challenge(msgspec.Struct, kw_only=True):
     acr: str | None = None
     session_sid: str | None = None  # the session this sign-in created (or the one in use)
     # A digest of the password hash the password step verified: the session starts only
-    # while that password is still the person's (issue 21, a change at the same moment).
+    # while that password is still the person's (a password change at the same moment wins).
     password_stamp: str | None = None
     failed_codes: int = 0
     # A sign-in that is not an authorization request (the device page, RFC 8628): where

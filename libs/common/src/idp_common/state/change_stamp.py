@@ -1,8 +1,8 @@
 """A change counter in Redis, so that in-process caches forget what an administrator changed.
 
 The token service keeps each client record a few seconds in every worker
-(``token_service.caches``). A rotated secret must fail at once (issue 4: "the old secret gets
-``invalid_client`` immediately"), so every write of a client bumps the ``clients`` stamp
+(``token_service.caches``). A rotated secret must fail at once (the old secret gets
+``invalid_client`` immediately), so every write of a client bumps the ``clients`` stamp
 after its transaction commits, and a worker compares the stamp with the one it last saw
 before it trusts its cache: when the stamp moved, the worker forgets every cached client.
 

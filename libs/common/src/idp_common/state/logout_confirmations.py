@@ -1,4 +1,4 @@
-"""The one-time token of the "Sign out?" page of ``/oauth2/logout`` (issue #19, attack 9):
+"""The one-time token of the "Sign out?" page of ``/oauth2/logout`` (docs/security.md, attack 9):
 one per browser session, kept as its SHA-256 for :data:`LOGOUT_CONFIRMATION_SECONDS`.
 
 :class:`LogoutConfirmations` is a part of :class:`idp_common.state.sessions.SessionStore`

@@ -1,4 +1,4 @@
-"""WebAuthn ceremony challenges in Redis (issue #26, docs/passkeys.md).
+"""WebAuthn ceremony challenges in Redis (docs/passkeys.md).
 
 Every options request makes a fresh 32-byte random challenge; the key is
 ``{prefix}passkey:{SHA-256 of the challenge}`` and holds a :class:`Ceremony`: what the

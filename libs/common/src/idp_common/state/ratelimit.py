@@ -1,4 +1,4 @@
-"""Rate limits kept in Redis (spec part 8 "Limits"; DESIGN.md §1: Redis holds rate limits).
+"""Rate limits kept in Redis (contract §8 "Limits"; docs/design.md §1: Redis holds rate limits).
 
 A fixed-window counter per (bucket, key): the first hit creates the counter with a time to
 live of one window, every hit increments it, and a hit is allowed while the count is at
@@ -11,7 +11,7 @@ the hits of one key take the counts that key went through, in the order they wer
 so each hit is judged exactly as if it had been sent alone.
 
 A fixed window admits at most ``2 * limit`` hits across a window boundary; that is
-acceptable for the coarse per-address limits of spec part 8 (``TOKEN_PER_IP``,
+acceptable for the coarse per-address limits of contract §8 (``TOKEN_PER_IP``,
 ``RESET_PER_IP``).
 
 Keys are ``{prefix}rl:{bucket}:{key}``. A key that is an IPv6 address counts for its /64

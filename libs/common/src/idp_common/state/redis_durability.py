@@ -1,5 +1,5 @@
-"""Is the Redis that holds the security state run the way it must be? (issue #19,
-attacks 4 and 17; docs/security.md "Redis").
+"""Is the Redis that holds the security state run the way it must be? (docs/security.md
+"Redis", and its attacks 4 and 17).
 
 Sessions, challenges, the access-token revocation list and the throttles live in Redis.
 Two settings of the server decide whether they are safe there:

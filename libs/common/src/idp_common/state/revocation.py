@@ -1,4 +1,4 @@
-"""The access-token revocation list, in Redis (spec part 5 "Access tokens" rule 3).
+"""The access-token revocation list, in Redis (contract §5 "Access tokens" rule 3).
 
 Access tokens are validated offline, so revoking one cannot reach a resource API before
 it expires; ``/oauth2/introspect`` and ``/oauth2/userinfo`` consult this list.
@@ -22,8 +22,8 @@ round trip for many.
 Revoking a grant's tokens is one Lua script too: it lists every token of the grant as
 revoked, then deletes the grant's record, atomically. A Redis that refuses writes (its
 ``maxmemory`` reached) refuses the script's first ``SET`` before anything changed, so the
-grant's record is never deleted without its tokens being listed (issue #19, attack 5: a
-retry then finds them all again).
+grant's record is never deleted without its tokens being listed (a retry then finds them
+all again; docs/security.md, attack 5).
 
 Redis errors propagate: the caller decides whether to fail open or closed.
 """

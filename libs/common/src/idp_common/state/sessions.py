@@ -1,4 +1,4 @@
-"""Browser sessions in Redis (spec §5 "Browser session").
+"""Browser sessions in Redis (contract §5 "Browser session").
 
 Session: the cookie ``svc_session`` holds a random id, a bearer credential that never
 appears anywhere else. Redis stores the session under ``sid`` = base64url(SHA-256(id)),
@@ -12,14 +12,14 @@ while it lives goes to a sorted set of its own, ``session-apps:<sid>``, in one L
 reached is a member ``["<client_id>", "<sid it was given>"]`` scored with the moment (in
 milliseconds) it was first reached (``ZADD NX``), and the member ``~seen`` holds the last
 activity. Two codes issued at once for two applications each add their own member, so
-neither is lost (issue #19, attack 7: a read-modify-write of the whole JSON lost one of
+neither is lost (docs/security.md, attack 7: a read-modify-write of the whole JSON lost one of
 them, which then never got its logout token). Readers that need the applications (the
 session list, ending a session) read the set; ``/oauth2/authorize`` reads only the JSON.
 A session written before the set existed keeps the ``clients`` of its JSON, and readers
 add them.
 
 Re-authentication (a step-up, ``prompt=login``, ``max_age``) of the person already signed
-in continues the session (issue #19, attack 18): a new id and cookie (no fixation), the
+in continues the session (docs/security.md, attack 18): a new id and cookie (no fixation), the
 same applications. One script renames ``session-apps:<old>`` to ``session-apps:<new>``,
 deletes the old session and writes the new one with ``previous_sids``, so no logout is
 sent; when the session really ends, each application is told with the sid(s) its ID tokens
@@ -251,7 +251,7 @@ class SessionStore(ChallengeStore, LogoutConfirmations):
     async def touch(
         self, record: BrowserSession, *, client_id: str | None = None, now: int | None = None
     ) -> None:
-        """Record activity, and the client reached (spec §6: recipients of logout), in one
+        """Record activity, and the client reached (contract §6: recipients of logout), in one
         atomic script that does nothing once the session has ended (a late touch never
         brings an ended session back). ``record`` is updated in memory as well."""
         moment_ms = int(time.time() * 1000) if now is None else now * 1000

@@ -1,4 +1,4 @@
-"""The photos a person published, which face sign-in refuses (issue #19, attack 2;
+"""The photos a person published, which face sign-in refuses (docs/security.md, attack 2;
 docs/face-signin.md "What a still image proves").
 
 A profile photo is public (``/media/avatars/…``, the ``picture`` claim). Face sign-in

@@ -1,5 +1,5 @@
-"""Ending browser sessions (spec part 3: logout, ``DELETE /entity/sessions/{id}``, password
-change, an administrator ending all of a person's sessions; DESIGN.md "Events").
+"""Ending browser sessions (contract §3: logout, ``DELETE /entity/sessions/{id}``, password
+change, an administrator ending all of a person's sessions; docs/design.md "Events").
 
 :func:`end_sessions` writes, for each session, inside the caller's open transaction
 (through the tables' owners, ``storage.repos.outbox`` and ``storage.repos.refresh_tokens``):
@@ -27,7 +27,7 @@ from Redis (an ``after_commit`` hook on the caller's session runs the deletion b
 ``commit()`` returns; a Redis failure there raises from the commit, and the caller answers
 503).
 
-Order, and why (issue #19, attack 6): the database first, Redis after the commit.
+Order, and why (docs/security.md, attack 6): the database first, Redis after the commit.
 
 - The transaction fails: nothing is written and the session is still in Redis, so the
   person is still signed in and sees it; a retried logout (the same cookie) finds the
@@ -148,7 +148,7 @@ async def end_sessions(
             await add_event(db_session, webhook, announced, traceparent=traceparent)
         sids = _sids(record)
         # codes first: an exchange in flight commits its refresh token before this
-        # returns, so the revocation below sees it (issue #21)
+        # returns, so the revocation below sees it
         await withdraw_unused_codes(db_session, sids)
         revoked += await revoke_by_sessions(db_session, sids, datetime.now(UTC))
     if ended:

@@ -1,7 +1,7 @@
 """``create_service_app``: the one place a service's Litestar app is wired.
 
 Every service gets the same security headers, error mapping, health routes, CORS policy
-and OpenAPI description (withheld in production, spec §9 rule 4), so the services differ
+and OpenAPI description (withheld in production, contract §9 rule 4), so the services differ
 only in their route handlers.
 """
 

@@ -1,4 +1,4 @@
-"""Every write of the admin and self-service APIs leaves one audit row (DESIGN.md "Admin
+"""Every write of the admin and self-service APIs leaves one audit row (docs/design.md "Admin
 and entity APIs").
 
 - A write that succeeds calls :func:`audit` inside its own transaction, so the row and the

@@ -1,4 +1,4 @@
-"""The caller address used by rate limits and audit records (spec §5 "Caller address")."""
+"""The caller address used by rate limits and audit records (contract §5 "Caller address")."""
 
 from __future__ import annotations
 

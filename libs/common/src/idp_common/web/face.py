@@ -1,7 +1,7 @@
 """The face engine as the services use it: one per worker, started with the app, and its
 errors mapped to problem responses in one place.
 
-- Not installed or no ``SVC_SECRETS_KEY``: 503 ``face.unavailable`` (DESIGN.md: the face
+- Not installed or no ``SVC_SECRETS_KEY``: 503 ``face.unavailable`` (docs/design.md: the face
   stack is optional; nothing else changes without it).
 - An image the engine cannot use: 422 with the engine's code (``face.no_face``,
   ``face.several_faces``, ...), its sentence as ``detail``, naming the field.

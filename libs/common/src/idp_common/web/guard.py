@@ -1,6 +1,6 @@
-"""The bearer-token guard for ``/admin/*`` and ``/entity/*`` (spec §5 and §7).
+"""The bearer-token guard for ``/admin/*`` and ``/entity/*`` (contract §5 and §7).
 
-Validation (spec §5 "Validation rules"): RS256 signature by a published key, ``typ``
+Validation (contract §5 "Validation rules"): RS256 signature by a published key, ``typ``
 ``at+jwt`` (RFC 9068), ``iss`` equal to the issuer, ``aud`` equal to the provider's API
 audience, not expired. Then the token must still stand: not revoked, its browser session
 not ended, its person active, its client present, enabled and still holding the token's
@@ -106,7 +106,7 @@ async def _count_failure(connection: ASGIConnection[Any, Any, Any, Any]) -> None
         result = await AUTH_FAIL.hit(resources.limiter, resources.settings, caller_ip(connection))
     except (RedisError, OSError) as exc:
         # Fail open: without Redis the count cannot be kept, but the token is still bad,
-        # and "401" is the truth where a 500 would hide it (issue 19, attack 17).
+        # and "401" is the truth where a 500 would hide it (docs/security.md, attack 17).
         log.warning("failed-authentication limit not applied (%s)", type(exc).__name__)
     else:
         if not result.allowed:

@@ -1,4 +1,4 @@
-"""Security and caching headers on every response (spec part 1 "Response headers and caching").
+"""Security and caching headers on every response (contract §1 "Response headers and caching").
 
 Implemented as a ``before_send`` hook rather than a middleware because Litestar runs hooks
 for every response, including the 404 and 405 that the router answers before any

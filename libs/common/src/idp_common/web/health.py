@@ -1,4 +1,4 @@
-"""``/health``, ``/health/live`` and ``/health/ready`` (spec part 4 "Service health").
+"""``/health``, ``/health/live`` and ``/health/ready`` (contract §4 "Service health").
 
 ``/health`` always answers 200 and names each dependency ``ok`` or ``unreachable``
 (``database`` is ``outdated`` when its schema is below this release's migrations' head,

@@ -1,7 +1,7 @@
 """A request whose JSON body is refused with a clear 400 whatever is wrong with it.
 
 Litestar maps only msgspec's ``DecodeError`` to a 400 ("JSON is malformed"). Two other
-failures of the decoder escaped as 500s (issue #21): msgspec raises ``RecursionError``
+failures of the decoder would escape as 500s: msgspec raises ``RecursionError``
 for a body nested deeper than the interpreter's recursion limit (about 1,000 levels: a
 100 KB body of ``[`` is enough) and ``UnicodeDecodeError`` for a string that is not
 UTF-8. Every service's app uses :class:`JSONBodyRequest` (``app_factory``), so each JSON

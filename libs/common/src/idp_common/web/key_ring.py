@@ -1,4 +1,4 @@
-"""The key set a process holds, re-read from ``SVC_KEY_DIR`` while it runs (issue #22).
+"""The key set a process holds, re-read from ``SVC_KEY_DIR`` while it runs.
 
 Every process (each service, each Granian worker) reads the directory at start-up, then
 every ``SVC_KEY_RELOAD_SECONDS`` in a background task, so a key written by
@@ -7,8 +7,8 @@ restart. Which key signs is decided by the clock at signing time
 (:meth:`idp_common.crypto.keys.KeySet.signing_key_at`), not by the moment of the read.
 
 - The directory's top level holds the RS256 keys, its sub-directories ``PS256/``,
-  ``ES256/`` and ``EdDSA/`` those of the other algorithms (issue #24,
-  :mod:`idp_common.crypto.keys`): all are re-read together, so each algorithm's key
+  ``ES256/`` and ``EdDSA/`` those of the other algorithms
+  (:mod:`idp_common.crypto.keys`): all are re-read together, so each algorithm's key
   appears, signs and goes on its own schedule.
 - A read is cheap when nothing changed: the name, inode, size and change times of each
   key file (of every algorithm) are compared first (following links: a Kubernetes Secret

@@ -1,7 +1,7 @@
 """One error mapping per app: every failure becomes RFC 9457 ``application/problem+json``.
 
 Body: ``{type, title, status, detail, instance, code, errors?}`` where ``errors`` is a
-list of ``{field, message}`` (DESIGN.md "Admin and entity APIs"). Validation failures are
+list of ``{field, message}`` (docs/design.md "Admin and entity APIs"). Validation failures are
 422 and name the field. An unexpected exception is logged with its stack and answered
 with a bare 500: debug detail never reaches a body. A failed dependency (PostgreSQL or
 Redis unreachable, full or restarting: :mod:`idp_common.web.dependency_errors`) is not a

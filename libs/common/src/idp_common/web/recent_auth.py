@@ -1,5 +1,5 @@
-"""Recent sign-in (RFC 9470 "OAuth 2.0 Step Up Authentication Challenge"; spec §5 rule 5;
-DESIGN.md "The provider's own API and its permissions").
+"""Recent sign-in (RFC 9470 "OAuth 2.0 Step Up Authentication Challenge"; contract §5 rule 5;
+docs/design.md "The provider's own API and its permissions").
 
 Some writes (email and password change, authenticator enrol and removal, face enrol and
 removal) need a sign-in within ``max_age`` seconds (300 by default). When the access
@@ -17,9 +17,9 @@ and the client sends the person back to ``/oauth2/authorize?max_age=300`` (RFC 9
   token service's clock may run a little ahead); further ahead it counts as old.
 - Recent is not enough: the sign-in must also have included a secret, the password, a
   one-time code or a passkey (``amr`` holds ``pwd``, ``otp``, ``hwk`` or ``swk``: a
-  passkey's private key never leaves its authenticator and answers only this origin,
-  issue #26). A face alone is a still image that anyone holding the person's photo may
-  present (docs/face-signin.md), so it never unlocks a credential change. The refusal
+  passkey's private key never leaves its authenticator and answers only this origin). A
+  face alone is a still image that anyone holding the person's photo may present
+  (docs/face-signin.md), so it never unlocks a credential change. The refusal
   then also names the levels that do in ``acr_values`` (RFC 9470 §3); an authorization
   request carrying them does not offer the face.
 - Recent is not enough either when the sign-in no longer counts
@@ -127,7 +127,7 @@ def sign_in_is_anchored(caller: Caller) -> bool:
 def step_up_challenge(
     max_age: int = RECENT_SIGN_IN_MAX_AGE_SECONDS, acr_values: tuple[str, ...] = ()
 ) -> str:
-    """The ``WWW-Authenticate`` value of the refusal (RFC 9470 §3, spec §5 rule 5)."""
+    """The ``WWW-Authenticate`` value of the refusal (RFC 9470 §3, contract §5 rule 5)."""
     challenge = f'Bearer error="{ERROR_INSUFFICIENT_USER_AUTHENTICATION}", max_age={max_age}'
     if acr_values:
         challenge += f', acr_values="{" ".join(acr_values)}"'
@@ -148,7 +148,7 @@ def check_recent_sign_in(
     recent = sign_in_is_recent(caller.auth_time, now=now, max_age=max_age)
     if recent and strong and sign_in_is_anchored(caller):
         return
-    # Only an old sign-in of the right kind: exactly the spec's challenge. The wrong kind
+    # Only an old sign-in of the right kind: exactly the contract's challenge. The wrong kind
     # of sign-in: the challenge also names the levels that will do (RFC 9470 §3).
     levels: tuple[str, ...] = ()
     if not strong:

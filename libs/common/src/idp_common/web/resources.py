@@ -80,7 +80,7 @@ class Resources:
 
     @cached_property
     def passkey_ceremonies(self) -> PasskeyCeremonies:
-        """Pending WebAuthn challenges (issue #26): single use, ``SVC_PASSKEY_CHALLENGE_TTL``."""
+        """Pending WebAuthn challenges: single use, ``SVC_PASSKEY_CHALLENGE_TTL``."""
         settings = self.settings
         return PasskeyCeremonies(self.redis, settings.redis_prefix, settings.passkey_challenge_ttl)
 

@@ -100,7 +100,7 @@ async def outbox(
     sessions: async_sessionmaker[AsyncSession], subject: str | None = None
 ) -> list[Any]:
     """The outbox rows, oldest first; with ``subject``, those on it only (ending a session
-    also writes its webhook event, issue #27)."""
+    also writes its webhook event)."""
     query = select(
         OutboxEvent.id,
         OutboxEvent.subject,

@@ -1,4 +1,4 @@
-"""A logout's trace context travels with its event (issue 22): ending a session inside a
+"""A logout's trace context travels with its event: ending a session inside a
 traced request keeps the request's ``traceparent`` with the outbox row (not in the
 payload), and the relay sends it as the message's ``traceparent`` header. This process
 runs no OpenTelemetry SDK, as an untraced relay would: the header is then the writer's
@@ -67,7 +67,7 @@ async def test_the_request_trace_travels_with_the_event(
     ]
     assert all("traceparent" not in row.payload for row in rows)  # the payload is the contract
 
-    # the webhook event of each session's end carries the same trace (issue #27)
+    # the webhook event of each session's end carries the same trace
     webhook = await outbox(sessions, webhook_subject_of(settings))
     assert [row.traceparent for row in webhook] == [TRACEPARENT, None]
     assert await OutboxRelay(settings, sessions, link).publish_pending() == 4

@@ -22,9 +22,9 @@ def test_defaults_are_valid() -> None:
     assert settings.forwarded_allow_ips == ()  # nobody trusted by default
     assert settings.allowed_admin_origins == ()
     assert settings.s3_endpoint_url == ""
-    assert settings.access_token_ttl == 600  # spec part 8: ten minutes
-    assert settings.token_per_ip == 120  # spec part 8 TOKEN_PER_IP
-    assert settings.reset_per_ip == 10  # spec part 8 RESET_PER_IP
+    assert settings.access_token_ttl == 600  # contract §8: ten minutes
+    assert settings.token_per_ip == 120  # contract §8 TOKEN_PER_IP
+    assert settings.reset_per_ip == 10  # contract §8 RESET_PER_IP
 
 
 def test_production_with_plain_http_issuer_is_allowed_but_warned(

@@ -155,7 +155,7 @@ def test_good_issuer_accepted(issuer: str) -> None:
         ("SVC_ACTIVITY_FLUSH_SECONDS", "0"),
         ("SVC_ACTIVITY_FLUSH_SECONDS", "7200"),
         ("SVC_SECRETS_KEY", "too-short"),
-        ("SVC_FACE_THRESHOLD", "0.6"),  # DESIGN.md: at most 0.5
+        ("SVC_FACE_THRESHOLD", "0.6"),  # docs/design.md: at most 0.5
         ("SVC_FACE_THRESHOLD", "0"),
         ("SVC_FACE_MIN_SIZE", "10"),
         ("SVC_FACE_WORKERS", "-1"),

@@ -1,4 +1,4 @@
-"""A key per algorithm (issue #24): RS256 at the top of the key directory, PS256, ES256 and
+"""A key per algorithm: RS256 at the top of the key directory, PS256, ES256 and
 EdDSA in sub-directories named by the algorithm; each signs with its own schedule, every
 key is published with its ``alg``, and verification lets the key decide the algorithm."""
 

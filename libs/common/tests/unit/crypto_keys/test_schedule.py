@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from idp_common.crypto.key_retention import longest_token_lifetime, rotation_timings
 from idp_common.crypto.key_schedule import (
     KeyState,
     RotationTimings,
@@ -19,6 +18,7 @@ from idp_common.crypto.key_schedule import (
     signer_index,
     signer_window,
 )
+from idp_common.operations.key_retention import longest_token_lifetime, rotation_timings
 
 T0 = datetime(2026, 11, 26, 10, 0, 0, tzinfo=UTC)
 DEFAULTS = rotation_timings(access_token_ttl=600, jwks_cache_seconds=300, reload_seconds=10)
@@ -65,7 +65,7 @@ def test_the_stem_names_the_time_in_utc_and_refuses_a_naive_time() -> None:
         ([0.0, 50.0, 80.0], 90.0, 2),
         ([200.0], 100.0, 0),  # fresh install, the only key ahead: it signs anyway
         ([200.0, 300.0], 100.0, 0),  # none has passed: the oldest signs
-        ([None, None], 100.0, 1),  # hand-named: the last by name, as before issue #22
+        ([None, None], 100.0, 1),  # hand-named: the last by name (contract §5's rule)
         ([0.0, None], 100.0, 1),
         ([None, 200.0], 100.0, 0),  # a hand-named key signs until the timed one's time
         ([None, 200.0], 200.0, 1),

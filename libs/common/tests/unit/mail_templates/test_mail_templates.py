@@ -1,4 +1,4 @@
-"""The mail templates (issue #28, docs/mail-templates.md): every kind renders in every
+"""The mail templates (docs/mail-templates.md): every kind renders in every
 language, the catalogues translate every English text, plural and duration rules come from
 CLDR through Babel, values are escaped in HTML, Arabic is right to left."""
 

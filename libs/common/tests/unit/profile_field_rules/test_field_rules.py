@@ -1,4 +1,4 @@
-"""Pure rules of profile fields (spec part 2): keys, labels, validators, enums, claims, presets."""
+"""Pure rules of profile fields (contract §2): keys, labels, validators, enums, claims."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import msgspec
 import pytest
 
 from idp_common.profile_fields import rules
-from idp_common.profile_fields.presets import PRESETS
 from idp_common.profile_fields.schema import (
     ProfileFieldCreate,
     ProfileFieldUpdate,
@@ -154,10 +153,3 @@ def test_update_is_checked_on_the_merged_field() -> None:
     both = ProfileFieldUpdate(claim_name=None, claim_scope=None)
     assert rules.check_update(rules.merge_update(stored, both), both) == []
     assert rules.given_members(both) == ["claimName", "claimScope"]
-
-
-def test_presets_pass_the_rules() -> None:
-    keys = [p.key for p in PRESETS]
-    assert len(set(keys)) == len(keys)
-    for preset in PRESETS:
-        assert rules.check_create(preset) == [], preset.key

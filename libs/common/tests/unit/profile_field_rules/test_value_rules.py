@@ -1,4 +1,4 @@
-"""Pure rules of profile values (spec part 2): each data type, patterns cut off, bounds."""
+"""Pure rules of profile values (contract §2): each data type, patterns cut off, bounds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Properties of the caller-address rule (spec part 5, ``caller_address``): the
+"""Properties of the caller-address rule (contract §5, ``caller_address``): the
 ``X-Forwarded-For`` value is believed only from a trusted peer and only when it is one
 address; otherwise the peer is the caller. Whatever the header holds, the answer is an
 address in canonical form or ``unknown``, never an exception."""

@@ -10,14 +10,14 @@ from urllib.parse import quote_plus
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from idp_common.protocol.rfc6749_client_auth import (
+from idp_common.protocol.rfc6749_errors import InvalidClient, InvalidRequest
+from libs.common.tests.unit.properties.support import FAST
+from token_service.protocol.rfc6749_client_auth import (
     MAX_CLIENT_ID_LENGTH,
     MAX_SECRET_LENGTH,
     ClientCredentials,
     parse_client_credentials,
 )
-from idp_common.protocol.rfc6749_errors import InvalidClient, InvalidRequest
-from libs.common.tests.unit.properties.support import FAST
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=40)
 

@@ -3,7 +3,7 @@
 and the shared rule of ``idp_common.protocol.rfc6749_parameters`` that authorize and
 logout apply to their query strings.
 
-- an empty value is the same as an absent parameter (decided in #20);
+- an empty value is the same as an absent parameter (docs/decisions.md "One home per rule");
 - a recognised name given twice with a value is reported (never silently one of them);
 - unknown names are ignored;
 - whatever the bytes (bad percent-encodings, invalid UTF-8, too many fields), the answer

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from entity_service.store.sessions import _decode_cursor as session_cursor
+from entity_service.repos.sessions import _decode_cursor as session_cursor
 from idp_common.errors import InvalidArgument
 from idp_common.protocol.rfc4648_base64url import base64url_encode
 from idp_common.storage.db.models import User

@@ -1,4 +1,4 @@
-"""Properties of profile value conversion (spec part 2 rules 6 and 10,
+"""Properties of profile value conversion (contract §2 rules 6 and 10,
 ``idp_common.profile_fields.values``): any decoded JSON value is stored text or a
 ``ValueError`` saying why, never another exception; a value that is stored reads back
 as itself (``from_text`` is the inverse of ``to_text``)."""

@@ -1,4 +1,4 @@
-"""``/admin/apis`` and ``/admin/scopes``: resource APIs and their scopes (spec part 4).
+"""``/admin/apis`` and ``/admin/scopes``: resource APIs and their scopes (contract §4).
 
 Reads need ``idp:apis:read``, writes ``idp:apis:write``; every write is audited
 (``api.create`` ... ``scope.delete``). The rules live in :mod:`idp_common.storage.repos.apis`.
@@ -52,7 +52,7 @@ _API = "/{api_id:str}"
 _SCOPE = "/{scope_id:str}"
 
 
-#: The wire name of the access-token algorithm (issue #24).
+#: The wire name of the access-token algorithm.
 ALG_FIELD = "accessTokenSigningAlg"
 _WIRE = {"access_token_signing_alg": ALG_FIELD}
 _ALG_DOC = (

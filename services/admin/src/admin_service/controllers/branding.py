@@ -1,11 +1,11 @@
 """``/admin/branding`` and ``/admin/clients/{client_id}/branding``: the provider's brand and
-a client's own (issue #28, docs/branding.md, docs/admin-api.md "Branding").
+a client's own (docs/branding.md, docs/admin-api.md "Branding").
 
 Reads need ``idp:branding:read``, writes ``idp:branding:write``; every write is audited in
 its transaction (``branding.update``, ``branding.logo_set``, ``branding.logo_removed``,
 ``branding.reset``; target type ``brand``, target ``provider`` or the ``client_id``).
 
-Text fields follow :mod:`idp_common.protocol.brand_fields` (422 naming the field; the
+Text fields follow :mod:`admin_service.protocol.brand_fields` (422 naming the field; the
 primary colour's message names its contrast ratio with white text). A logo is the body
 (``image/png|jpeg|webp``) or the ``file`` part of a form, at most 256 KiB, decoded and
 re-encoded without metadata like a profile photo; SVG (declared, or markup found in the
@@ -29,9 +29,10 @@ from litestar.openapi.spec import OpenAPIMediaType, Operation, RequestBody, Sche
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import JSONBody
 
+from admin_service.avatar_markup import is_markup
+from admin_service.protocol.brand_fields import WIRE_NAMES, brand_problems
 from admin_service.routes import Req, Write, operation, reading, writing
 from idp_common.avatars.images import FORMATS, CleanPhoto, ImageRejected, clean_photo
-from idp_common.avatars.markup import is_markup
 from idp_common.avatars.store import AvatarStore, StoreUnavailable, open_store
 from idp_common.avatars.upload import FILE_FIELD, FORM, Upload, read_upload
 from idp_common.errors import (
@@ -41,7 +42,6 @@ from idp_common.errors import (
     ServiceUnavailable,
     UnsupportedMediaType,
 )
-from idp_common.protocol.brand_fields import WIRE_NAMES, brand_problems
 from idp_common.protocol.constants import SCOPE_IDP_BRANDING_READ, SCOPE_IDP_BRANDING_WRITE
 from idp_common.storage.repos import brands as repo
 from idp_common.storage.repos.brands import BrandSettings

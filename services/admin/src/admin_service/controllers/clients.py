@@ -1,5 +1,5 @@
-"""``/admin/clients``: register, read, change and delete OAuth clients (spec part 4
-"Admin: clients", DESIGN.md "Wire contracts" → Clients).
+"""``/admin/clients``: register, read, change and delete OAuth clients (contract §4
+"Admin: clients", docs/design.md "Wire contracts" → Clients).
 
 The settings' rules live in :mod:`admin_service.client_rules`, the storage (secrets, the
 console client) in :mod:`idp_common.storage.repos.clients`. A client secret appears only
@@ -181,7 +181,7 @@ def _allow_private_jwks(request: Req) -> bool:
 
 def _secrets_key(request: Req, method: str | None) -> bytes | None:
     """The deployment's secret box key: a ``client_secret_jwt`` client's secret is kept
-    sealed with it (issue #25); such a client cannot be created without one (503)."""
+    sealed with it; such a client cannot be created without one (503)."""
     key = resources_of(request).settings.secrets_key_bytes
     if key is None and method == CLIENT_AUTH_SECRET_JWT:
         raise ServiceUnavailable(
@@ -192,7 +192,7 @@ def _secrets_key(request: Req, method: str | None) -> bytes | None:
 
 
 def _issuer(request: Req) -> str:
-    """For the brand's ``logoUri`` (issue #28)."""
+    """For the brand's ``logoUri``."""
     return resources_of(request).settings.issuer_base
 
 

@@ -1,6 +1,6 @@
-"""``/admin/groups``: groups, their members and their roles (spec part 4 "Admin: groups").
+"""``/admin/groups``: groups, their members and their roles (contract §4 "Admin: groups").
 
-Members of a group hold the scopes of the group's roles (DESIGN.md "The provider's own
+Members of a group hold the scopes of the group's roles (docs/design.md "The provider's own
 API and its permissions"). Adding members is idempotent; roles are replaced as a set.
 Joining gives those scopes and leaving (a member removed, the group deleted) takes them
 away: both need a caller holding them (:mod:`admin_service.authority`).
@@ -16,9 +16,9 @@ from litestar.params import JSONBody
 
 from admin_service.authority import caller_holds, check_may_give, check_may_take
 from admin_service.controllers.named_entries import named_entry_router
+from admin_service.repos import groups as repo
 from admin_service.routes import Limit, Names, Req, Write, operation, reading, writing
 from idp_common.protocol.constants import SCOPE_IDP_GROUPS_READ, SCOPE_IDP_GROUPS_WRITE
-from idp_common.storage.repos import groups as repo
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, Page
 from idp_common.storage.repos.roles import role_scope_values
 

@@ -1,5 +1,5 @@
-"""``/admin/mail-templates``: the mails the provider sends, previewed (issue #28,
-docs/mail-templates.md, docs/admin-api.md "Mail templates").
+"""``/admin/mail-templates``: the mails the provider sends, previewed
+(docs/mail-templates.md, docs/admin-api.md "Mail templates").
 
 Read-only, ``idp:branding:read``: the list of kinds and languages, and one kind rendered in
 one language with made-up values (no real person, no live link) and the provider's brand as

@@ -1,5 +1,5 @@
-"""``/admin/profile-fields``: administrator-defined profile fields (spec part 2 "Profile
-field", part 4 "Admin: profile fields"; DESIGN.md "Profile fields").
+"""``/admin/profile-fields``: administrator-defined profile fields (contract §2 "Profile
+field", part 4 "Admin: profile fields"; docs/design.md "Profile fields").
 
 The rules live in :mod:`idp_common.profile_fields` (the self-service API reuses them);
 this module maps them to HTTP and audits each write (``profile_field.create|update|delete``).
@@ -10,10 +10,10 @@ from __future__ import annotations
 from litestar import Router, delete, get, patch, post
 from litestar.params import JSONBody
 
+from admin_service.profile_presets import PRESETS
 from admin_service.routes import Limit, Req, operation, reading, writing
 from idp_common.errors import NotFound
 from idp_common.profile_fields import rules, store
-from idp_common.profile_fields.presets import PRESETS
 from idp_common.profile_fields.schema import (
     ProfileFieldCreate,
     ProfileFieldPage,
@@ -43,7 +43,7 @@ async def list_fields(
         "createProfileField",
         "Define a profile field",
         WRITE,
-        "Omitted properties take the defaults of DESIGN.md; `displayOrder` defaults to after "
+        "Omitted properties take the defaults of docs/design.md; `displayOrder` defaults to after "
         "the last field.",
     )
 )

@@ -1,4 +1,4 @@
-"""``/admin/roles``: roles and the permissions they hold (spec part 4 "Admin: roles").
+"""``/admin/roles``: roles and the permissions they hold (contract §4 "Admin: roles").
 
 The seeded ``administrator`` role cannot be renamed or deleted (409); its scopes can be
 replaced like any role's.

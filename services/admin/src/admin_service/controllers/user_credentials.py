@@ -1,5 +1,5 @@
 """``/admin/users/{user_id}/reset-password``, ``/totp``, ``/face`` and ``/sessions``: a
-person's secrets and sessions (spec part 4 "Admin: users"; DESIGN.md "Wire contracts":
+person's secrets and sessions (contract §4 "Admin: users"; docs/design.md "Wire contracts":
 ``DELETE /admin/users/{user_id}/sessions``). Credential changes follow
 :mod:`admin_service.authority`: a recent sign-in with a secret, and two factors for
 another administrator's credentials.
@@ -33,8 +33,8 @@ from msgspec import Meta
 
 from admin_service.authority import check_credential_change
 from admin_service.controllers.user_shared import CREDENTIAL_NOTE
+from admin_service.repos import users as store
 from admin_service.routes import Req, operation, reading, writing
-from admin_service.store import users as store
 from admin_service.user_sessions import audit_entry, end_sessions_after_removal, end_sessions_of
 from idp_common.operations.credential_notice import (
     Change,
@@ -72,11 +72,7 @@ async def _clear(
         user = await store.lock_user(write.session, user_id)
         await check_credential_change(request, write.session, user.id)
         existed = await remove(write.session, user.id)
-        ended = (
-            await end_sessions_after_removal(request, write.session, user.id)
-            if existed
-            else 0
-        )
+        ended = await end_sessions_after_removal(request, write.session, user.id) if existed else 0
         write.audit(action, user.id, status_code=204, **{had: existed, "sessionsEnded": ended})
     if not existed:
         return Response(None, status_code=204)

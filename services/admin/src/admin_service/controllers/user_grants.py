@@ -1,5 +1,5 @@
 """``/admin/users/{user_id}/roles``, ``/scopes`` and ``/effective-scopes``: a person's direct
-grants and every scope they hold (spec part 4 "Admin: users"; DESIGN.md "Wire contracts":
+grants and every scope they hold (contract §4 "Admin: users"; docs/design.md "Wire contracts":
 ``PUT .../roles``, ``PUT .../scopes``). Changing grants follows
 :mod:`admin_service.authority`: a recent sign-in with a secret, and no scope given that
 the caller does not hold.
@@ -13,8 +13,8 @@ from litestar.params import JSONBody
 
 from admin_service.authority import caller_holds, check_may_give
 from admin_service.controllers.user_shared import GRANT_NOTE
+from admin_service.repos import users as store
 from admin_service.routes import Names, Req, operation, reading, writing
-from admin_service.store import users as store
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ as READ
 from idp_common.protocol.constants import SCOPE_IDP_USERS_WRITE as WRITE
 from idp_common.storage.repos import user_grants

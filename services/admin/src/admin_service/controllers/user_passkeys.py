@@ -1,4 +1,4 @@
-"""``/admin/users/{user_id}/passkeys``: a person's passkeys (issue #26, docs/passkeys.md),
+"""``/admin/users/{user_id}/passkeys``: a person's passkeys (docs/passkeys.md),
 as the self-service API shows them (:class:`idp_common.passkeys.wire.PasskeyRead`).
 
 - ``GET`` (``idp:users:read``): ``{items}``, oldest first; an unknown person is 404.
@@ -18,8 +18,8 @@ from litestar import Controller, Response, delete, get
 
 from admin_service.authority import check_credential_change
 from admin_service.controllers.user_shared import CREDENTIAL_NOTE
+from admin_service.repos import users as store
 from admin_service.routes import Req, operation, reading, writing
-from admin_service.store import users as store
 from admin_service.user_sessions import end_sessions_after_removal
 from idp_common.errors import NotFound
 from idp_common.operations.credential_notice import notice_of, notice_task

@@ -1,4 +1,4 @@
-"""``/admin/users/{user_id}/profile``: a person's profile values (spec part 4 "Admin:
+"""``/admin/users/{user_id}/profile``: a person's profile values (contract §4 "Admin:
 users"; part 2 "Profile field" rules 6 and 10).
 
 GET answers ``{key: value}`` for every field that applies to the person (global fields

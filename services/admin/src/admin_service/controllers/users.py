@@ -1,5 +1,5 @@
-"""``/admin/users``: people, their grants, password, authenticator and sessions (spec part 4
-"Admin: users"; DESIGN.md "Wire contracts": ``POST /admin/users``, ``PUT .../roles``,
+"""``/admin/users``: people, their grants, password, authenticator and sessions (contract §4
+"Admin: users"; docs/design.md "Wire contracts": ``POST /admin/users``, ``PUT .../roles``,
 ``PUT .../scopes``, and ``DELETE /admin/users/{user_id}/sessions``).
 
 Routes by concern: the person record here; grants in :mod:`.user_grants`; password,
@@ -12,7 +12,7 @@ secret, two factors for another administrator's credentials, and no scope given 
 caller does not hold. Enabling a disabled person hands their account back, so it is a
 credential change as disabling is.
 
-Decisions the spec leaves open:
+Decisions the contract leaves open:
 - ``POST .../reset-password`` with ``{password}`` sets that password (policy checked);
   with no body (or ``{}``) it removes the password, so the person can sign in again only
   through the emailed reset link. Either way every session ends with the logout fan-out
@@ -38,8 +38,8 @@ from admin_service.authority import check_credential_change, check_recent_secret
 from admin_service.controllers.user_credentials import UserCredentialsController
 from admin_service.controllers.user_grants import UserGrantsController
 from admin_service.controllers.user_shared import CREDENTIAL_NOTE
+from admin_service.repos import users as store
 from admin_service.routes import Limit, Req, operation, reading, writing
-from admin_service.store import users as store
 from admin_service.user_sessions import end_sessions_of, tell_guards
 from idp_common.protocol.constants import SCOPE_IDP_USERS_READ as READ
 from idp_common.protocol.constants import SCOPE_IDP_USERS_WRITE as WRITE

@@ -1,5 +1,5 @@
 """``/admin/webhooks``: webhook endpoints, their signing secrets and their delivery log
-(issue #27, docs/webhooks.md, docs/admin-api.md "Webhooks").
+(docs/webhooks.md, docs/admin-api.md "Webhooks").
 
 Reads need ``idp:webhooks:read``, writes ``idp:webhooks:write``; every write is audited
 (``webhook.create`` ... ``webhook.resend``), never with the secret. The secret

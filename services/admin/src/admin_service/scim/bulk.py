@@ -18,10 +18,10 @@ from typing import Any, Final
 
 from admin_service.scim import resources
 from admin_service.scim.http import Req, scim_error_of, unstorable_in
+from admin_service.scim.rfc7643_schema import MESSAGE_BULK_REQUEST, MESSAGE_BULK_RESPONSE
+from admin_service.scim.rfc7644_errors import ScimError
 from admin_service.scim.schemas import BULK_MAX_OPERATIONS, BULK_MAX_PAYLOAD_BYTES
 from idp_common.errors import DomainError
-from idp_common.protocol.rfc7643_schema import MESSAGE_BULK_REQUEST, MESSAGE_BULK_RESPONSE
-from idp_common.protocol.rfc7644_errors import ScimError
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller

@@ -25,6 +25,12 @@ from admin_service.scim.http import (
     not_modified,
     scim_response,
 )
+from admin_service.scim.rfc7643_schema import (
+    MESSAGE_LIST_RESPONSE,
+    MESSAGE_SEARCH_REQUEST,
+    ResourceSchema,
+)
+from admin_service.scim.rfc7644_errors import ScimError
 from admin_service.scim.schemas import (
     GROUP_RESOURCE_SCHEMA,
     GROUP_SCHEMA,
@@ -36,12 +42,6 @@ from admin_service.scim.schemas import (
 )
 from idp_common.protocol.constants import SCOPE_IDP_SCIM_READ as READ
 from idp_common.protocol.constants import SCOPE_IDP_SCIM_WRITE as WRITE
-from idp_common.protocol.rfc7643_schema import (
-    MESSAGE_LIST_RESPONSE,
-    MESSAGE_SEARCH_REQUEST,
-    ResourceSchema,
-)
-from idp_common.protocol.rfc7644_errors import ScimError
 from idp_common.web.guard import requires
 
 _DOCS = "https://github.com/idp/idp/blob/main/docs/scim.md"

@@ -24,13 +24,13 @@ import msgspec
 
 from admin_service.controllers.named_entries import Name
 from admin_service.controllers.users import DisplayName, Username
-from admin_service.store.users import check_email
+from admin_service.repos.scim_resources import GroupRow, MemberRef, UserRow
+from admin_service.repos.users import check_email
+from admin_service.scim.rfc7643_schema import SCHEMA_GROUP, SCHEMA_PROFILE_EXTENSION, SCHEMA_USER
+from admin_service.scim.rfc7644_errors import ScimError
 from idp_common.errors import InvalidArgument
 from idp_common.profile_fields.schema import ProfileFieldRead
 from idp_common.profile_fields.values import from_text, to_text
-from idp_common.protocol.rfc7643_schema import SCHEMA_GROUP, SCHEMA_PROFILE_EXTENSION, SCHEMA_USER
-from idp_common.protocol.rfc7644_errors import ScimError
-from idp_common.storage.repos.scim_resources import GroupRow, MemberRef, UserRow
 
 MAX_EXTERNAL_ID = 1000
 _TRUE: Final = {"true": True, "false": False}

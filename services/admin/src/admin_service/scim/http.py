@@ -19,9 +19,9 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.types import ExceptionHandlersMap, Scope
 
+from admin_service.scim.rfc7643_schema import SCHEMA_PROFILE_EXTENSION
+from admin_service.scim.rfc7644_errors import ScimError
 from idp_common.errors import Conflict, DomainError, FieldError, InvalidArgument
-from idp_common.protocol.rfc7643_schema import SCHEMA_PROFILE_EXTENSION
-from idp_common.protocol.rfc7644_errors import ScimError
 from idp_common.storage.repos.audit import AuditEntry, record_refusal
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.dependency_errors import RETRY_AFTER_SECONDS, is_dependency_failure, log_failure

@@ -2,7 +2,7 @@
 ``startIndex``/``count`` and ``attributes``/``excludedAttributes``, from the query string
 of ``GET /Users`` or the body of ``POST /Users/.search``.
 
-Filters and the order run in PostgreSQL (:mod:`idp_common.storage.repos.scim_filters`);
+Filters and the order run in PostgreSQL (:mod:`admin_service.repos.scim_filters`);
 paging is by offset, 1-based, with ``totalResults`` the count of every match. ``count``
 above :data:`MAX_RESULTS` is cut down to it; ``count=0`` answers only the total.
 """
@@ -14,21 +14,21 @@ from typing import Any
 
 import msgspec
 
-from admin_service.routes import reading
-from admin_service.scim import resources
-from admin_service.scim.http import Req
-from admin_service.scim.schemas import DEFAULT_COUNT, GROUP_RESOURCE_SCHEMA, MAX_RESULTS
-from idp_common.protocol.rfc7643_schema import MESSAGE_LIST_RESPONSE, ResourceSchema
-from idp_common.protocol.rfc7644_attributes import select_attributes
-from idp_common.protocol.rfc7644_errors import ScimError
-from idp_common.protocol.rfc7644_filter import parse_attr_path, parse_filter
-from idp_common.storage.repos import scim_resources as rows
-from idp_common.storage.repos.scim_filters import (
+from admin_service.repos import scim_resources as rows
+from admin_service.repos.scim_filters import (
     group_filter,
     group_sort_key,
     user_filter,
     user_sort_key,
 )
+from admin_service.routes import reading
+from admin_service.scim import resources
+from admin_service.scim.http import Req
+from admin_service.scim.rfc7643_schema import MESSAGE_LIST_RESPONSE, ResourceSchema
+from admin_service.scim.rfc7644_attributes import select_attributes
+from admin_service.scim.rfc7644_errors import ScimError
+from admin_service.scim.rfc7644_filter import parse_attr_path, parse_filter
+from admin_service.scim.schemas import DEFAULT_COUNT, GROUP_RESOURCE_SCHEMA, MAX_RESULTS
 
 _MAX_ATTRIBUTES_TEXT = 2000
 

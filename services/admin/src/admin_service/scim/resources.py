@@ -35,20 +35,20 @@ from admin_service.authority import (
     check_may_take,
     check_recent_secret,
 )
+from admin_service.repos import groups as group_repo
+from admin_service.repos import scim_resources as rows
+from admin_service.repos.users import check_email
 from admin_service.routes import Write, reading, writing
 from admin_service.scim import documents as docs
 from admin_service.scim.http import Req, base_url, check_if_match
+from admin_service.scim.rfc7643_schema import SCHEMA_PROFILE_EXTENSION, ResourceSchema
+from admin_service.scim.rfc7644_errors import ScimError
+from admin_service.scim.rfc7644_patch import apply_patch, parse_patch_request
 from admin_service.scim.schemas import GROUP_RESOURCE_SCHEMA, user_resource_schema
-from admin_service.store.users import check_email
 from admin_service.user_sessions import end_sessions_of, tell_guards
 from idp_common.errors import Conflict
 from idp_common.profile_fields import store as profile
 from idp_common.profile_fields.schema import ProfileFieldRead
-from idp_common.protocol.rfc7643_schema import SCHEMA_PROFILE_EXTENSION, ResourceSchema
-from idp_common.protocol.rfc7644_errors import ScimError
-from idp_common.protocol.rfc7644_patch import apply_patch, parse_patch_request
-from idp_common.storage.repos import groups as group_repo
-from idp_common.storage.repos import scim_resources as rows
 from idp_common.storage.repos import users as user_repo
 from idp_common.storage.repos.paging import MAX_LIMIT
 from idp_common.storage.repos.users import IdentifierTaken

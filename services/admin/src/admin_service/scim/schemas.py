@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from idp_common.profile_fields.schema import ProfileFieldRead
-from idp_common.protocol.rfc7643_schema import (
+from admin_service.scim.rfc7643_schema import (
     SCHEMA_GROUP,
     SCHEMA_PROFILE_EXTENSION,
     SCHEMA_USER,
@@ -22,6 +21,7 @@ from idp_common.protocol.rfc7643_schema import (
     ResourceSchema,
     Schema,
 )
+from idp_common.profile_fields.schema import ProfileFieldRead
 
 SCHEMA_SCHEMA: Final = "urn:ietf:params:scim:schemas:core:2.0:Schema"
 SCHEMA_RESOURCE_TYPE: Final = "urn:ietf:params:scim:schemas:core:2.0:ResourceType"

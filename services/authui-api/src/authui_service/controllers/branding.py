@@ -1,4 +1,4 @@
-"""``GET /api/v1/auth/branding``: the provider's brand, public (issue #28, docs/branding.md).
+"""``GET /api/v1/auth/branding``: the provider's brand, public (docs/branding.md).
 
 For the pages that have no challenge (password reset, logged out, device) and the
 console's header; a challenge carries its client's effective brand itself

@@ -1,5 +1,5 @@
-"""``POST /api/v1/auth/biometric``: sign in with a face (issue 7; spec part 4; DESIGN.md
-"Sign-in"; issue #19, attacks 2 and 14; docs/face-signin.md).
+"""``POST /api/v1/auth/biometric``: sign in with a face (contract §4; docs/design.md "Sign-in";
+docs/security.md, attacks 2 and 14; docs/face-signin.md).
 
 1:1 verification: the image's face embedding is compared with the person's enrolled
 template (``SVC_FACE_SIGNIN`` says where in the sign-in it may be used):

@@ -1,5 +1,5 @@
 """``POST /api/v1/auth/passkey/options`` and ``POST /api/v1/auth/passkey``: sign in with a
-passkey (issue #26; W3C WebAuthn Level 3 §7.2; docs/passkeys.md; docs/security.md
+passkey (W3C WebAuthn Level 3 §7.2; docs/passkeys.md; docs/security.md
 "Passkeys").
 
 - At the ``password`` step a passkey is the whole sign-in: discoverable (no

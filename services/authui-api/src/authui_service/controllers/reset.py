@@ -1,4 +1,4 @@
-"""``/api/v1/auth/password-reset`` and ``/password-reset/confirm`` (DESIGN.md §2 "Sign-in":
+"""``/api/v1/auth/password-reset`` and ``/password-reset/confirm`` (docs/design.md §2 "Sign-in":
 the same answer whatever the address; a single-use link, 30 minutes, stored as a digest,
 mailed through SMTP; confirming ends all the person's sessions and mails them a
 ``credential_changed`` notice, :mod:`idp_common.operations.credential_notice`)."""

@@ -1,4 +1,4 @@
-"""``/api/v1/auth/challenge/{id}``, ``/login``, ``/totp``, ``/consent`` (DESIGN.md "Wire
+"""``/api/v1/auth/challenge/{id}``, ``/login``, ``/totp``, ``/consent`` (docs/design.md "Wire
 contracts": the shapes are fixed there)."""
 
 from __future__ import annotations
@@ -183,8 +183,9 @@ class SigninController(Controller):
                 "this browser is not signed in for this request", code="auth.session_mismatch"
             )
         client = await flow.load_client(ctx, challenge)
-        # Only what this person may give this client is remembered (issue #19, 17): a
-        # scope granted to them later is asked for again, not released on an old "yes".
+        # Only what this person may give this client is remembered (docs/security.md,
+        # attack 17): a scope granted to them later is asked for again, not released on
+        # an old "yes".
         granted = await grantable_scopes(ctx, challenge, client)
         entry = AuditEntry(
             action="consent.granted" if data.approve else "consent.denied",

@@ -1,9 +1,9 @@
 """``/entity/connections``: the applications that have access to the caller's account, and
-withdrawing one (spec part 4 "Entity (self-service)"; DESIGN.md "Sign-in").
+withdrawing one (contract §4 "Entity (self-service)"; docs/design.md "Sign-in").
 
 Reads need ``idp:connections:read``, withdrawing ``idp:connections:write`` (audited
-``connection.withdraw``). The list is :mod:`entity_service.store.connections`; withdrawing
-is the use case :mod:`idp_common.usecases.connections`.
+``connection.withdraw``). The list is :mod:`entity_service.repos.connections`; withdrawing
+is the use case :mod:`entity_service.connections`.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from typing import Annotated, Any
 from litestar import Controller, Request, delete, get
 from litestar.params import Parameter
 
+from entity_service.connections import withdraw_connection
 from entity_service.openapi_links import linked_list
 from entity_service.person import person_key
-from entity_service.store import connections as store
+from entity_service.repos import connections as store
 from idp_common.protocol.constants import (
     SCOPE_IDP_CONNECTIONS_READ,
     SCOPE_IDP_CONNECTIONS_WRITE,
 )
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
-from idp_common.usecases.connections import withdraw_connection
 from idp_common.web.caller import caller_ip, resources_of
 from idp_common.web.guard import current_caller, requires
 

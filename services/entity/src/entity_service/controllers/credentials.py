@@ -1,10 +1,10 @@
-"""``/entity/credentials/password`` and ``/entity/credentials/email`` (spec part 4; DESIGN.md
+"""``/entity/credentials/password`` and ``/entity/credentials/email`` (contract §4; docs/design.md
 "Wire contracts": ``{currentPassword, newPassword}`` and ``{email, currentPassword}``).
 
 Both need ``idp:account:write``, a sign-in within 300 s (RFC 9470, 403 with the step-up
 challenge otherwise: :mod:`idp_common.web.recent_auth`) and the current password (a wrong
 one is a 422 naming ``currentPassword``; attempts are limited per person, see
-:mod:`entity_service.store.credentials`).
+:mod:`entity_service.repos.credentials`).
 
 - Password: the new one passes the policy (422 naming ``newPassword``), is hashed off the
   event loop, and in one transaction with the new hash every browser session of the
@@ -32,9 +32,9 @@ from msgspec import Meta
 
 from entity_service.own import WRITE, audit_own, operation
 from entity_service.person import person_id, the_person
-from entity_service.store import credentials as store
-from entity_service.store import profile
-from entity_service.store.credentials import NEW_PASSWORD_FIELD
+from entity_service.repos import credentials as store
+from entity_service.repos import profile
+from entity_service.repos.credentials import NEW_PASSWORD_FIELD
 from idp_common.crypto.passwords import hash_password_async
 from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.protocol.password_policy import check_password

@@ -1,4 +1,4 @@
-"""``/entity/face``: the caller's face for face sign-in (issue 7; DESIGN.md "Sign-in").
+"""``/entity/face``: the caller's face for face sign-in (docs/design.md "Sign-in").
 
 - ``PUT``: an image (the body, or the ``file`` field of a multipart form, as the photo
   takes it, at most ``SVC_AVATAR_MAX_BYTES``) showing exactly one face, large and sharp

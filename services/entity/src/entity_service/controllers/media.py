@@ -1,4 +1,4 @@
-"""``GET /media/avatars/{name}``: a profile photo, public, no token (spec part 4 "Media";
+"""``GET /media/avatars/{name}``: a profile photo, public, no token (contract §4 "Media";
 part 1 "Response headers and caching": avatars are cacheable).
 
 The name is checked against the exact shape the upload gives (``<32 hex>.<png|jpg|webp>``)
@@ -109,7 +109,7 @@ class MediaController(Controller):
 
 
 class BrandMediaController(Controller):
-    """``GET /media/brand/{name}``: a logo of the brand (issue #28, docs/branding.md), served
+    """``GET /media/brand/{name}``: a logo of the brand (docs/branding.md), served
     as the photos are. Names are content-addressed (``brand-<sha256>.<ext>``), so an answer
     never changes and may be cached for good."""
 

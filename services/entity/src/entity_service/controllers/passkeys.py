@@ -1,4 +1,4 @@
-"""``/entity/passkeys``: the caller's passkeys (WebAuthn Level 3 §7.1 registration; issue #26,
+"""``/entity/passkeys``: the caller's passkeys (WebAuthn Level 3 §7.1 registration;
 docs/passkeys.md).
 
 - ``GET`` (``idp:account:read``): ``{items: [PasskeyRead]}``, oldest first.
@@ -32,7 +32,7 @@ from msgspec import Meta
 
 from entity_service.own import READ, WRITE, audit_own, credential_removed, operation
 from entity_service.person import person_id, the_person
-from entity_service.store import passkeys as store
+from entity_service.repos import passkeys as store
 from idp_common.errors import FieldError, InvalidArgument
 from idp_common.operations.credential_notice import notice_of, notice_task
 from idp_common.passkeys.ceremony import (

@@ -1,4 +1,4 @@
-"""``/entity/permissions``: what the caller is allowed to do (spec part 4 "Entity
+"""``/entity/permissions``: what the caller is allowed to do (contract §4 "Entity
 (self-service)"): every scope the caller holds and where each comes from, the same
 answer as the admin API's ``GET /admin/users/{user_id}/effective-scopes`` (one
 explanation, :func:`idp_common.storage.repos.permissions.list_scope_sources`)."""

@@ -1,5 +1,5 @@
-"""``PUT`` and ``DELETE /entity/profile/photo``: the caller's photo (spec part 2 "Built-in
-person facts": photo; part 4 "Entity (self-service)"; DESIGN.md "Wire contracts").
+"""``PUT`` and ``DELETE /entity/profile/photo``: the caller's photo (contract §2 "Built-in
+person facts": photo; part 4 "Entity (self-service)"; docs/design.md "Wire contracts").
 
 PUT takes the image as the body (``image/png``, ``image/jpeg``, ``image/webp``) or as the
 ``file`` field of a ``multipart/form-data`` form, at most ``SVC_AVATAR_MAX_BYTES`` (413
@@ -12,7 +12,8 @@ committed. Answers ``{picture}``, the public URL. DELETE clears the photo (audit
 
 Every photo published is also fingerprinted (its decoded pixels' digest and, when it shows
 one face, that face's embedding, in a face model process) and remembered with the person,
-so that face sign-in refuses it (:mod:`idp_common.usecases.published_photos`; issue #19, attack 2).
+so that face sign-in refuses it (:mod:`idp_common.usecases.published_photos`; docs/security.md,
+attack 2).
 Without the face stack nothing is fingerprinted here; face enrolment does it later.
 
 Both answer 503 (and change nothing) when no store is configured or it cannot be reached.

@@ -1,5 +1,5 @@
-"""``/entity/preferences``: the caller's own settings that are not profile facts (issue #28,
-docs/languages.md).
+"""``/entity/preferences``: the caller's own settings that are not profile facts
+(docs/languages.md).
 
 ``locale``: the language the person reads the console, the sign-in page and the mails in
 (``users.ui_locale``). A supported language or a tag that falls back to one (``de-AT`` is

@@ -1,11 +1,11 @@
-"""``/entity/profile`` and ``/entity/profile/schema``: the caller's own profile (spec part 4
+"""``/entity/profile`` and ``/entity/profile/schema``: the caller's own profile (contract §4
 "Entity (self-service)"; part 2 "Profile field" and "Built-in person facts").
 
 GET answers the built-in facts and ``fields``, the values of every readable field that
 applies to the caller. PATCH takes ``{key: value | null}``: exactly the ``userWritable``
 fields that apply to the caller, plus the built-in ``displayName`` and ``username``; any
 other key is a 422 naming it and nothing changes. Audited ``profile.update`` with the keys
-sent, never the values. The rules live in :mod:`entity_service.store.profile`.
+sent, never the values. The rules live in :mod:`entity_service.repos.profile`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from litestar.params import JSONBody
 
 from entity_service.own import READ, WRITE, audit_own, operation
 from entity_service.person import person_id
-from entity_service.store import profile as store
-from entity_service.store.profile import ProfileRead, ProfileSchema
+from entity_service.repos import profile as store
+from entity_service.repos.profile import ProfileRead, ProfileSchema
 from idp_common.web.caller import resources_of
 from idp_common.web.guard import current_caller
 

@@ -1,8 +1,8 @@
-"""``/entity/sessions``: the caller's browser sessions, and ending one (spec part 4
+"""``/entity/sessions``: the caller's browser sessions, and ending one (contract §4
 "Entity (self-service)", part 3 "session active", part 6 back-channel logout).
 
 Reads need ``idp:sessions:read``, ending one ``idp:sessions:write`` (audited
-``session.end``). The rules live in :mod:`entity_service.store.sessions`.
+``session.end``). The rules live in :mod:`entity_service.repos.sessions`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from litestar.params import Parameter
 
 from entity_service.openapi_links import linked_list
 from entity_service.person import person_key
-from entity_service.store import sessions as store
+from entity_service.repos import sessions as store
 from idp_common.protocol.constants import SCOPE_IDP_SESSIONS_READ, SCOPE_IDP_SESSIONS_WRITE
 from idp_common.storage.repos.paging import DEFAULT_LIMIT, MAX_LIMIT
 from idp_common.web.audit_trail import audit

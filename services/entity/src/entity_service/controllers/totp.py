@@ -1,4 +1,4 @@
-"""``/entity/totp``: the caller's authenticator (spec part 4; DESIGN.md "Wire contracts":
+"""``/entity/totp``: the caller's authenticator (contract §4; docs/design.md "Wire contracts":
 ``POST /entity/totp/enroll`` → ``{secret, otpauthUri}``, ``POST /entity/totp/confirm``
 ``{code}``).
 

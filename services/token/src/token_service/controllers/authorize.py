@@ -3,7 +3,7 @@
 With a usable browser session and consent already given, a code is issued at once.
 Otherwise a sign-in challenge is stored and the browser goes to the hosted sign-in page;
 when the sign-in API has completed the challenge, the page sends the browser back here
-with ``?challenge=<id>`` and the code is issued then (DESIGN.md "Sign-in").
+with ``?challenge=<id>`` and the code is issued then (docs/design.md "Sign-in").
 
 ``prompt=none`` never shows anything, and when it refuses it writes nothing anywhere.
 
@@ -26,7 +26,7 @@ narrows the requested scope to the named APIs' before anything is stored or show
 (``token_service.resource_indicators.narrow_request``); a bad one is ``invalid_target`` at
 the redirect URI.
 
-A request that would store a challenge is bounded (issue #19, attack 4): every parameter
+A request that would store a challenge is bounded (docs/security.md, attack 4): every parameter
 has a size bound (``idp_common.protocol.oidc_authorize.PARAMETER_BOUNDS``; beyond it a
 400 page names the parameter), an address may start ``SVC_CHALLENGE_PER_IP`` challenges
 a minute (then a 429 page with ``Retry-After``) and hold at most 50 live ones
@@ -45,7 +45,6 @@ from typing import Any
 from litestar import Controller, Request, Response, get, post
 
 from idp_common.protocol.caller_address import rate_limit_address
-from idp_common.protocol.fapi2_security_profile import code_lifetime
 from idp_common.protocol.oidc_authorize import (
     ALL_PARAMETERS,
     AuthorizationRequest,
@@ -64,11 +63,8 @@ from idp_common.protocol.rfc6749_errors import (
     OAuth2Error,
 )
 from idp_common.protocol.rfc6749_scope import narrow_scope
-from idp_common.protocol.rfc8414_metadata import AUTHORIZATION_PATH
-from idp_common.protocol.rfc8707_resource import RESOURCE
 from idp_common.protocol.rfc9126_par import PushedRequest
 from idp_common.state.challenges import Challenge
-from idp_common.state.pushed_requests import PushedRequests
 from idp_common.state.sessions import BrowserSession
 from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.codes import create_authorization_code
@@ -80,8 +76,12 @@ from token_service.browser import browser_parameters, error_page, error_redirect
 from token_service.context import token_context
 from token_service.limits import challenge_retry_after
 from token_service.openapi_doc import AuthorizeOperation
+from token_service.protocol.fapi2_security_profile import code_lifetime
+from token_service.protocol.rfc8414_metadata import AUTHORIZATION_PATH
+from token_service.protocol.rfc8707_resource import RESOURCE
 from token_service.repos.people import AuthorizeView, authorize_view
 from token_service.resource_indicators import narrow_request
+from token_service.state.pushed_requests import PushedRequests
 
 
 class AuthorizeController(Controller):

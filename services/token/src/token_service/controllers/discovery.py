@@ -1,12 +1,12 @@
 """Discovery (OpenID Connect Discovery 1.0 §4, RFC 8414 §3) and the JWKS (RFC 7517 §5).
 
 Both metadata locations serve the same document, built once from ``SVC_ISSUER``.
-Cacheable for ``SVC_JWKS_CACHE_SECONDS`` (spec part 8: five minutes): a rotated key is
+Cacheable for ``SVC_JWKS_CACHE_SECONDS`` (contract §8: five minutes): a rotated key is
 published at least that long before it signs, and a retired one stays published at least
 that long after its tokens expired (docs/operations.md "Signing keys"), so a resource
 server need not refetch the key set when an unknown ``kid`` appears.
 
-The metadata lists the signing algorithms of the key set held at the moment (issue #24):
+The metadata lists the signing algorithms of the key set held at the moment:
 a key generated for a new algorithm appears in both documents once the directory is
 re-read.
 
@@ -25,9 +25,9 @@ from litestar.datastructures import CacheControlHeader
 
 from idp_common.config import Settings
 from idp_common.crypto.keys import KeySet
-from idp_common.protocol.rfc8414_metadata import provider_metadata
-from idp_common.protocol.rfc9110_conditional import entity_tag, none_match
 from idp_common.web.caller import resources_of
+from token_service.protocol.rfc8414_metadata import provider_metadata
+from token_service.protocol.rfc9110_conditional import entity_tag, none_match
 
 
 def discovery_router(settings: Settings) -> Router:

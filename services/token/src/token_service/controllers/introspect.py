@@ -1,6 +1,6 @@
 """``POST /oauth2/introspect`` (RFC 7662).
 
-Spec part 4 and part 7, DESIGN.md §2: confidential clients only (a public client, or a
+Spec part 4 and part 7, docs/design.md §2: confidential clients only (a public client, or a
 failed authentication, gets 401 ``invalid_client``); a client sees only its own tokens:
 another client's, an unknown, a revoked or an expired token is ``{"active": false}``
 (200). Access tokens are checked offline plus the Redis revocation list; refresh tokens
@@ -16,7 +16,6 @@ from typing import Any
 
 from litestar import Request, Response
 
-from idp_common.protocol.rfc8414_metadata import INTROSPECTION_PATH
 from idp_common.state.address_limits import INTROSPECT
 from token_service.introspection import (
     INACTIVE,
@@ -26,6 +25,7 @@ from token_service.introspection import (
 )
 from token_service.oauth_errors import OAuthController, json_response, oauth_post
 from token_service.openapi_doc import IntrospectionOperation
+from token_service.protocol.rfc8414_metadata import INTROSPECTION_PATH
 from token_service.token_hint import read_token_request
 
 

@@ -1,4 +1,4 @@
-"""``/oauth2/logout`` (GET and POST): OpenID Connect RP-Initiated Logout 1.0, spec part 3.
+"""``/oauth2/logout`` (GET and POST): OpenID Connect RP-Initiated Logout 1.0, contract §3.
 
 Ends the browser's session: its refresh tokens are revoked and a ``session.ended``
 outbox event is written in one transaction (the back-channel fan-out reads it later),
@@ -7,7 +7,7 @@ registered ``post_logout_redirect_uri`` (with ``state``) or to the sign-in page'
 "signed out" screen. POST is preferred: it keeps ``id_token_hint`` out of history and
 Referer. A redirect URI that is not registered for the client is never followed.
 
-Logout CSRF (issue #19, attack 9). By default a request without a hint ends the session
+Logout CSRF (docs/security.md, attack 9). By default a request without a hint ends the session
 at once, as the specification this provider follows expects: any page can then sign the
 person out (an accepted risk, docs/security.md). With ``SVC_LOGOUT_CONFIRMATION=true`` a
 request ends the session at once only when it carries a valid ``id_token_hint`` of the

@@ -8,7 +8,7 @@ Then the authorization request is validated as ``/oauth2/authorize`` validates i
 registered; ``resource`` values, which may repeat, as RFC 8707 rules them: an unknown one
 is ``invalid_target``), a ``request_uri`` in it is ``invalid_request`` (§2.1), and it is
 kept in Redis for ``SVC_PAR_REQUEST_TTL`` seconds, bound to the client
-(``idp_common.state.pushed_requests``). The answer is 201 with ``request_uri`` and
+(``token_service.state.pushed_requests``). The answer is 201 with ``request_uri`` and
 ``expires_in`` (§2.2); errors are RFC 6749 §5.2 objects (§2.3), all ``no-store``.
 """
 
@@ -21,7 +21,6 @@ from litestar import Request, Response, post
 
 from idp_common.protocol.oidc_authorize import UntrustedRequest
 from idp_common.protocol.rfc6749_errors import InvalidRequest
-from idp_common.protocol.rfc8707_resource import RESOURCE
 from idp_common.protocol.rfc9126_par import (
     PAR_PATH,
     PUSHABLE_PARAMETERS,
@@ -29,7 +28,6 @@ from idp_common.protocol.rfc9126_par import (
     pushed_parameters,
 )
 from idp_common.state.address_limits import PAR
-from idp_common.state.pushed_requests import PushedRequests
 from idp_common.web.caller import caller_ip
 from token_service.authorization_request import client_request, trusted_redirect_uri
 from token_service.client_auth import authenticate_client
@@ -38,7 +36,9 @@ from token_service.forms import CLIENT_AUTH_FIELDS, read_form_lists
 from token_service.limits import enforce_token_limit
 from token_service.oauth_errors import OAuthController, json_response
 from token_service.openapi_doc import PushedAuthorizationOperation
+from token_service.protocol.rfc8707_resource import RESOURCE
 from token_service.resource_indicators import narrow_request
+from token_service.state.pushed_requests import PushedRequests
 
 #: RFC 7523 §2.2 client assertion fields, read beside the secret's (private_key_jwt).
 ASSERTION_FIELDS: Final = frozenset({"client_assertion", "client_assertion_type"})

@@ -18,11 +18,11 @@ from typing import Any
 
 from litestar import Request, Response
 
-from idp_common.protocol.rfc8414_metadata import REVOCATION_PATH
 from idp_common.state.address_limits import REVOKE
 from token_service.introspection import looks_like_jwt, revoke_access_token, revoke_refresh_token
 from token_service.oauth_errors import NO_STORE, OAuthController, oauth_post
 from token_service.openapi_doc import RevocationOperation
+from token_service.protocol.rfc8414_metadata import REVOCATION_PATH
 from token_service.token_hint import read_token_request
 
 

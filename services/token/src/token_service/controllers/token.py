@@ -21,7 +21,6 @@ from idp_common.protocol.rfc6749_errors import (
     UnauthorizedClient,
     UnsupportedGrantType,
 )
-from idp_common.protocol.rfc8414_metadata import TOKEN_PATH
 from idp_common.web.caller import caller_ip
 from token_service.client_auth import authenticate_client
 from token_service.context import GrantDeps, token_context
@@ -39,6 +38,7 @@ from token_service.grants import GRANTS
 from token_service.limits import enforce_token_limit
 from token_service.oauth_errors import OAuthController, json_response, oauth_post
 from token_service.openapi_doc import TokenOperation
+from token_service.protocol.rfc8414_metadata import TOKEN_PATH
 
 _KNOWN: Final = field_names(TokenRequest)
 
@@ -48,7 +48,7 @@ async def token_endpoint(request: Request[Any, Any, Any]) -> Response[bytes]:
     deps = GrantDeps(ctx=token_context(request), now=int(time.time()), ip=caller_ip(request))
     await enforce_token_limit(deps)
     form, lists = await read_form_lists(request, _KNOWN, REPEATABLE)
-    note_client(request, form.get("client_id"))  # CORS: the client's origins (issue #27)
+    note_client(request, form.get("client_id"))  # CORS: the client's origins
     grant_type = form.get("grant_type")
     if grant_type is None:
         raise InvalidRequest("grant_type is required")

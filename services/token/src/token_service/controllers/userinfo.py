@@ -25,7 +25,7 @@ with their ``claimScope``. The person is read through the worker's short cache, 
 steady caller costs the standing check's one shared Redis read and no Postgres query.
 
 The answer is JSON, unless the client the token was issued to registered
-``userinfo_signed_response_alg`` (issue #24): then it is a JWT signed with that algorithm
+``userinfo_signed_response_alg``: then it is a JWT signed with that algorithm
 (``Content-Type: application/jwt``) carrying the claims plus ``iss`` and ``aud`` = the
 ``client_id`` (OIDC Core §5.3.2). The client's choice is read from the worker's cache.
 """
@@ -46,7 +46,6 @@ from idp_common.protocol.rfc6749_errors import (
     InvalidToken,
     bearer_required_challenge,
 )
-from idp_common.protocol.rfc8414_metadata import USERINFO_PATH
 from idp_common.protocol.rfc9449_dpop import dpop_challenge
 from idp_common.web.dpop import check_resource_dpop
 from token_service.context import TokenContext, token_context
@@ -55,6 +54,7 @@ from token_service.forms import UserinfoForm, field_names, is_form, read_form
 from token_service.issuance import released_claims
 from token_service.oauth_errors import NO_STORE, OAUTH_EXCEPTION_HANDLERS, json_response
 from token_service.openapi_doc import JWT_MEDIA_TYPE, UserinfoOperation
+from token_service.protocol.rfc8414_metadata import USERINFO_PATH
 
 _KNOWN: Final = field_names(UserinfoForm)
 _DPOP_SCHEME: Final = "dpop"

@@ -1,4 +1,4 @@
-"""The grants of ``POST /oauth2/token``, one module per grant (STYLE.md §3).
+"""The grants of ``POST /oauth2/token``, one module per grant (docs/style.md §3).
 
 Why it exists: each grant of RFC 6749 is a separate rule set; the controller only parses
 the request, authenticates the client and dispatches here by ``grant_type``.
@@ -8,8 +8,8 @@ the request, authenticates the client and dispatches here by ``grant_type``.
 - ``rfc6749_refresh_token``: RFC 6749 §6 with rotation and reuse detection (RFC 9700
   §4.14.2);
 - ``rfc6749_client_credentials``: RFC 6749 §4.4;
-- ``rfc8693_token_exchange``: RFC 8693 §2 (issue #25);
-- ``rfc8628_device_code``: RFC 8628 §3.4, §3.5 (issue #25).
+- ``rfc8693_token_exchange``: RFC 8693 §2;
+- ``rfc8628_device_code``: RFC 8628 §3.4, §3.5.
 """
 
 from __future__ import annotations

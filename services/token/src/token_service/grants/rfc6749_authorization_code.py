@@ -14,7 +14,7 @@ that authorization code." Here: the grant's refresh tokens are revoked in Postgr
 its access tokens listed as revoked in Redis; the replay is audited.
 
 RFC 7636 §4.6: when the authorization request carried a ``code_challenge`` the verifier
-must match (S256 only); a public client always sent one (DESIGN.md §2), and a verifier
+must match (S256 only); a public client always sent one (docs/design.md §2), and a verifier
 sent for a code without a challenge is refused (PKCE downgrade, RFC 9700 §2.1.1).
 
 One repository call burns the code (``exchange_authorization_code`` of
@@ -28,7 +28,7 @@ the new access token's ``jti`` tracked in Redis; if either fails, the repository
 both back (the refresh token deleted, the code un-burnt). A replay lists the grant's
 access tokens as revoked before the refresh tokens' revocation commits. So a Redis
 failure answers 503 and leaves the code usable: the client's retry with the same code is
-an exchange, not a replay (issue #19, attack 5).
+an exchange, not a replay (docs/security.md, attack 5).
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidGrant, InvalidRequest
 from idp_common.protocol.rfc6749_scope import format_scope, narrow_scope, parse_scope
 from idp_common.protocol.rfc7636_pkce import verify_pkce
-from idp_common.protocol.rfc8707_resource import InvalidTarget
 from idp_common.storage.repos.audit import AuditEntry, record_audit
 from idp_common.storage.repos.clients import ClientRecord
 from idp_common.storage.repos.codes import CodeGrant, Exchanged, exchange_authorization_code
@@ -61,6 +60,7 @@ from token_service.issuance import (
     sign_tokens,
     track_access_token,
 )
+from token_service.protocol.rfc8707_resource import InvalidTarget
 from token_service.repos.people import PERSON, Person
 from token_service.resource_indicators import Targets, narrow_authorization, requested_targets
 
@@ -86,7 +86,7 @@ def check_code(code: CodeGrant, client: ClientRecord, req: TokenRequest, now: da
 
 @dataclass(frozen=True)
 class CodeVerdict:
-    """What a burnt code grants: the scopes and the first refresh token's scope (DESIGN.md
+    """What a burnt code grants: the scopes and the first refresh token's scope (docs/design.md
     §2: when ``offline_access`` was granted and the client may refresh), or a refusal."""
 
     scopes: list[str]
@@ -124,7 +124,7 @@ def judge_code(
 
 
 def refresh_scope(scopes: list[str], client: ClientRecord) -> str | None:
-    """The scope of a grant's first refresh token (DESIGN.md §2: when ``offline_access``
+    """The scope of a grant's first refresh token (docs/design.md §2: when ``offline_access``
     was granted and the client may refresh), or None: no refresh token. The device grant
     (``rfc8628_device_code``) follows the same rule."""
     offline = SCOPE_OFFLINE_ACCESS in scopes and GRANT_TYPE_REFRESH_TOKEN in client.grant_types

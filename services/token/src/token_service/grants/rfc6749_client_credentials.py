@@ -4,7 +4,7 @@
     The client credentials grant type MUST only be used by confidential clients.
     (§4.4.2: scope OPTIONAL; §4.4.3: a refresh token SHOULD NOT be included.)
 
-DESIGN.md §2: ``sub`` is the client id. The scope is the requested scopes the client
+docs/design.md §2: ``sub`` is the client id. The scope is the requested scopes the client
 holds, API scopes only (no ``openid``: there is no person); omitted, it is every API
 scope of the client. ``aud`` is the audiences of the APIs of those scopes, and the token
 is signed with their algorithm (``token_service.signing``). A request

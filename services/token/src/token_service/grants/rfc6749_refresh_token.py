@@ -1,4 +1,4 @@
-"""RFC 6749 §6 "Refreshing an Access Token", with rotation (DESIGN.md §2).
+"""RFC 6749 §6 "Refreshing an Access Token", with rotation (docs/design.md §2).
 
     The authorization server MUST: require client authentication for confidential
     clients [...], authenticate the client if client authentication is included and
@@ -12,7 +12,7 @@
 Every use spends the presented token and issues a new one in the same family, its parent
 the spent one, with the scope of the spent one (§6: "the refresh token scope MUST be
 identical"). Presenting a spent token again revokes the whole family and its grant's
-access tokens (RFC 9700 §4.14.2; spec part 3). The access token's scope may be narrowed,
+access tokens (RFC 9700 §4.14.2; contract §3). The access token's scope may be narrowed,
 never widened; the person's current permissions bound it again, and a person who was
 disabled or deleted gets ``invalid_grant``. A new ID token (without ``nonce``) is
 returned when ``openid`` is in the scope (OIDC Core §12.2). A ``resource`` (RFC 8707
@@ -27,7 +27,7 @@ rotation back (successor deleted, token un-spent). The browser session the token
 issued in must still stand, and the refresh counts as its activity (:func:`keep_session`).
 A reuse lists the grant's access
 tokens as revoked before the family's revocation commits. So a Redis failure answers 503
-and the client's retry with the same token works (issue #19, attack 5;
+and the client's retry with the same token works (docs/security.md, attack 5;
 ``token_service.issuance``).
 """
 

@@ -9,7 +9,7 @@ A resource API, registered as a confidential client with this grant, exchanges a
 access token it received (``subject_token``) for one addressed to another API (``audience``
 and/or ``resource``), acting for them (delegation, §1.1): the new token keeps ``sub``,
 names the API in ``aud`` and the exchanging client in ``act`` (§4.1). The pure rules are
-:mod:`idp_common.protocol.rfc8693_token_exchange`; in order:
+:mod:`token_service.protocol.rfc8693_token_exchange`; in order:
 
 1. the request's shape (``invalid_request``; an ``actor_token`` is refused);
 2. every target is one of the client's ``tokenExchangeAudiences`` and none is the
@@ -41,7 +41,13 @@ from idp_common.protocol.constants import GRANT_TYPE_TOKEN_EXCHANGE, TOKEN_TYPE_
 from idp_common.protocol.oidc_core_claims import digest
 from idp_common.protocol.rfc6749_errors import InvalidRequest, OAuth2Error
 from idp_common.protocol.rfc6749_scope import parse_scope
-from idp_common.protocol.rfc8693_token_exchange import (
+from idp_common.storage.repos.audit import AuditEntry, record_refusal
+from idp_common.storage.repos.clients import ClientRecord
+from token_service.context import GrantDeps
+from token_service.forms import TokenRequest
+from token_service.introspection import verify_access_token
+from token_service.issuance import AccessTokenId, Authorization, TokenResponse, sign_tokens
+from token_service.protocol.rfc8693_token_exchange import (
     ExchangeRequest,
     actor_claim,
     carried_sign_in,
@@ -53,13 +59,7 @@ from idp_common.protocol.rfc8693_token_exchange import (
     parse_exchange,
     token_audiences,
 )
-from idp_common.protocol.rfc8707_resource import InvalidTarget
-from idp_common.storage.repos.audit import AuditEntry, record_refusal
-from idp_common.storage.repos.clients import ClientRecord
-from token_service.context import GrantDeps
-from token_service.forms import TokenRequest
-from token_service.introspection import verify_access_token
-from token_service.issuance import AccessTokenId, Authorization, TokenResponse, sign_tokens
+from token_service.protocol.rfc8707_resource import InvalidTarget
 from token_service.resource_indicators import resource_apis
 from token_service.signing import access_token_alg
 

@@ -1,9 +1,9 @@
 """People as the token service reads them (read only): what a token says about a person,
-and which API each scope belongs to (STYLE.md §1: code moves into
+and which API each scope belongs to (docs/style.md §1: code moves into
 ``idp_common.storage.repos`` when a second service needs it).
 
 - :class:`Person`: the person's built-in facts, the values of profile fields mapped to a
-  claim (spec part 2 "Profile field" rule 2) and their effective scopes
+  claim (contract §2 "Profile field" rule 2) and their effective scopes
   (``idp_common.storage.repos.users.effective_scopes``), read by one select list
   (:data:`PERSON_COLUMNS`). :data:`PERSON` hands it to the code and refresh-token
   repositories, which join it to their spend, so a grant reads the person in the round

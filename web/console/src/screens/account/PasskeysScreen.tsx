@@ -1,5 +1,5 @@
 /**
- * "Passkeys" (issue #26): the person's passkeys (`GET /entity/passkeys`: name, created,
+ * "Passkeys": the person's passkeys (`GET /entity/passkeys`: name, created,
  * last used, synced or bound to one device, a warning when a copy is suspected), adding
  * one (screens/account/passkeys/register.ts), renaming one in its row
  * (`PATCH /entity/passkeys/{id}`) and removing one (`DELETE`, after asking). Adding and

@@ -1,5 +1,5 @@
 /**
- * The activity dashboard (`/console/admin/activity`, issue #28, scope `idp:audit:read`):
+ * The activity dashboard (`/console/admin/activity`, scope `idp:audit:read`):
  * `GET /admin/activity?range=24h|7d` drawn as four charts (sign-ins by method and outcome,
  * throttled attempts, tokens by grant, back-channel deliveries by status) and the active
  * sessions. Each chart has a table of its figures (the total of each series, and every hour

@@ -1,5 +1,5 @@
 /**
- * Branding (`/console/admin/branding`, issue #28, scope `idp:branding:read`): the provider's
+ * Branding (`/console/admin/branding`, scope `idp:branding:read`): the provider's
  * brand (product name, primary colour with a live contrast hint, terms and privacy links;
  * `GET/PUT /admin/branding`), its logo (`PUT/DELETE /admin/branding/logo`, previewed before
  * and after the upload), and previews of the mails in each language

@@ -2,7 +2,7 @@
  * OAuth clients (`/admin/clients`): the list, a creation form (a confidential client's
  * secret is shown once, then the detail opens), and the detail: settings, secret rotation
  * (shown once again), the scopes it may request, deletion (the console's own client is
- * protected: the API's 409 message is shown), and the client's own brand (issue #28).
+ * protected: the API's 409 message is shown), and the client's own brand.
  * A disabled client shows as such in the list and its facts; a writer switches it off and
  * on again on its screen (`clients/ClientEnabled`).
  */

@@ -1,5 +1,5 @@
 /**
- * Administration of profile fields (`/admin/profile-fields`, spec part 2 "Profile field"):
+ * Administration of profile fields (`/admin/profile-fields`, contract §2 "Profile field"):
  * the list in display order, a new field (from a preset or from scratch) and a field's
  * page (change, delete), each with a live preview of the claim it releases.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhooks (`/admin/webhooks`, issue #27): the endpoints with their enabled switch, a
+ * Webhooks (`/admin/webhooks`): the endpoints with their enabled switch, a
  * creation form (the signing secret is shown once, then the endpoint's screen opens), and
  * an endpoint's screen: its settings, secret rotation (shown once again), the delivery log
  * with "Send again", deletion. Without `idp:webhooks:write` every screen is read-only.

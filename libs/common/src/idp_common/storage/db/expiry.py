@@ -1,4 +1,4 @@
-"""One bounded batch of the cleanup job's delete (spec part 3, last row; issue #24 item 5):
+"""One bounded batch of the cleanup job's delete (contract §3, last row):
 the statement each token repository runs on its own table.
 
 A batch deletes at most ``limit`` rows whose ``expires_at`` is before the cutoff, oldest

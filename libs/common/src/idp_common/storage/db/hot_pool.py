@@ -4,7 +4,7 @@ The hot statements (the spends in ``idp_common.storage.repos.refresh_tokens`` an
 ``idp_common.storage.repos.codes``, the code's insert, ``token_service.repos.people``'s person
 reads) are plain SQL; the reads and the insert commit by themselves, and the two spends
 run in a short ``BEGIN`` … ``COMMIT`` (:meth:`HotPool.transaction`) that commits only
-after Redis has recorded the new access token (issue #19, attack 5). Through
+after Redis has recorded the new access token (docs/security.md, attack 5). Through
 SQLAlchemy's async engine, checking a connection out and in cost more CPU than the
 statement's own round trip (a greenlet switch, the pool's bookkeeping and events);
 asyncpg's pool hands out the same kind of connection for a fraction of that.

@@ -299,7 +299,7 @@ class BackchannelSeries(msgspec.Struct, frozen=True):
 
 
 class Activity(msgspec.Struct, frozen=True, rename="camel"):
-    """The answer of ``GET /admin/activity`` (the contract of issue #28)."""
+    """The answer of ``GET /admin/activity`` (its contract: docs/activity-dashboard.md)."""
 
     range: str
     hours: list[str]

@@ -1,4 +1,4 @@
-"""Resource APIs and their scopes: the one writer of ``apis`` and ``scopes`` (spec part 2
+"""Resource APIs and their scopes: the one writer of ``apis`` and ``scopes`` (contract §2
 "Resource API and scope").
 
 Every function runs in the caller's transaction. Guarantees, whoever calls:
@@ -8,10 +8,10 @@ Every function runs in the caller's transaction. Guarantees, whoever calls:
 - A scope's ``value`` is ``<api name>:<resource>:<action>``, so an API that has scopes keeps
   its name (renaming would orphan the prefix of every value already issued in tokens).
 - The provider's own API (``idp``) is never renamed, re-pointed or deleted, its access
-  tokens stay RS256 (issue #24), and the catalogue's ``idp:*`` scopes are never deleted:
+  tokens stay RS256, and the catalogue's ``idp:*`` scopes are never deleted:
   the admin permissions hang on them.
-- ``access_token_signing_alg`` is the algorithm of the API's access tokens (issue #24;
-  default RS256); the caller checks that the provider holds a key for it.
+- ``access_token_signing_alg`` is the algorithm of the API's access tokens (default
+  RS256); the caller checks that the provider holds a key for it.
 - Standard OIDC scopes (``api_id`` NULL) are read-only here.
 - Deleting an API deletes its scopes and every grant of them (FK ``ON DELETE CASCADE``),
   in the same statement.
@@ -220,7 +220,7 @@ async def ensure_api(
 
 class ApiTarget(msgspec.Struct, frozen=True):
     """An API found by its audience (RFC 8707 resource indicators, RFC 8693 exchange
-    targets; issue #25): its tokens' algorithm and its scope values."""
+    targets): its tokens' algorithm and its scope values."""
 
     audience: str
     access_token_signing_alg: str

@@ -1,6 +1,6 @@
 """The audit log (``audit_events``), its one owner: every security decision and every write
 leaves one row, and the administration API reads them newest first with keyset paging
-(DESIGN.md "Lists").
+(docs/design.md "Lists").
 
 ``write_audit`` adds the row to the caller's transaction, so the record and the change
 it describes commit (or roll back) together, and with it the webhook events the row
@@ -48,7 +48,7 @@ class AuditEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 def _storable(value: Any) -> Any:
     """``value`` with NUL shown as U+FFFD: PostgreSQL text and jsonb cannot hold it, and a
-    refusal's row must not be lost because the refused request carried one (issue #21)."""
+    refusal's row must not be lost because the refused request carried one."""
     if isinstance(value, str):
         return value.replace("\x00", "\ufffd")
     if isinstance(value, dict):

@@ -1,4 +1,4 @@
-"""The operator's brand: the one writer and reader of ``brands`` (issue #28, docs/branding.md).
+"""The operator's brand: the one writer and reader of ``brands`` (docs/branding.md).
 
 Every function runs in the caller's transaction. Contract:
 

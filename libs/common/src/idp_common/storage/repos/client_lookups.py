@@ -1,6 +1,6 @@
 """Reads of clients that other parts need (the writes are :mod:`.clients`'s): display
 names for the session list, back-channel URIs for the logout fan-out, and the clients a
-person is connected to (spec part 2 "Connection").
+person is connected to (contract §2 "Connection").
 
 A connection is a remembered consent, or a client holding an active refresh token of the
 person without one (a first-party client marked ``skipConsent`` never asks). Every
@@ -88,7 +88,7 @@ async def backchannel_targets(
     session: AsyncSession, client_ids: Sequence[str]
 ) -> dict[str, tuple[str, str]]:
     """``client_id`` → (``backchannelLogoutUri``, ``id_token_signed_response_alg``: the
-    algorithm of its logout tokens, issue #24) for those of ``client_ids`` that registered
+    algorithm of its logout tokens) for those of ``client_ids`` that registered
     a URI."""
     if not client_ids:
         return {}

@@ -1,22 +1,22 @@
 """An OAuth client as the protocol endpoints read it (:class:`ClientRecord`) and as the
-administration API writes and shows it (DESIGN.md "Wire contracts" → Clients); stored
+administration API writes and shows it (docs/design.md "Wire contracts" → Clients); stored
 by :mod:`idp_common.storage.repos.clients`.
 
 ``id_token_signed_response_alg`` and ``userinfo_signed_response_alg`` keep their OIDC
-Dynamic Client Registration 1.0 §2 names on the wire (as ``client_id`` does; issue #24):
+Dynamic Client Registration 1.0 §2 names on the wire (as ``client_id`` does):
 the ID tokens' algorithm (also the logout tokens'), default RS256; the userinfo
 answer's, default none (plain JSON).
 
-The properties of issue #25 keep their registry names on the wire too
+The client properties of modern OAuth keep their registry names on the wire too
 (``token_endpoint_auth_method``, ``jwks``, ``jwks_uri``,
 ``require_pushed_authorization_requests``, ``dpop_bound_access_tokens``); the two of the
 provider's own are camelCase (``securityProfile``, ``tokenExchangeAudiences``).
 
-Issue #27: ``allowedWebOrigins``, the stored list (empty: the redirect URIs' origins
+``allowedWebOrigins``: the stored list (empty: the redirect URIs' origins
 apply, :attr:`ClientRecord.web_origins`).
 
-Issue #28: ``logoUri``, ``tosUri``, ``policyUri`` (RFC 7591 ``logo_uri``, ``tos_uri``,
-``policy_uri``), read-only, from the client's own brand row.
+``logoUri``, ``tosUri``, ``policyUri`` (RFC 7591 ``logo_uri``, ``tos_uri``,
+``policy_uri``): read-only, from the client's own brand row.
 
 ``disabled``: an administrator switched the client off (default false). The protocol
 endpoints then treat it as a client that does not exist (``invalid_client``, the error page
@@ -81,7 +81,7 @@ class ClientRecord(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def web_origins(self) -> tuple[str, ...]:
-        """The origins whose pages may call the provider for it (CORS; issue #27)."""
+        """The origins whose pages may call the provider for it (CORS)."""
         return effective_web_origins(self.allowed_web_origins, self.redirect_uris)
 
     @property
@@ -115,7 +115,7 @@ class ClientRead(msgspec.Struct, frozen=True, rename="camel"):
     security_profile: str | None
     token_exchange_audiences: list[str]
     allowed_web_origins: list[str]
-    # RFC 7591 §2 metadata from the client's own brand (issue #28): read-only here, set
+    # RFC 7591 §2 metadata from the client's own brand: read-only here, set
     # through /admin/clients/{client_id}/branding (storage.repos.brands.branded_clients).
     logo_uri: str | None
     tos_uri: str | None

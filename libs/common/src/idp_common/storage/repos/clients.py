@@ -14,11 +14,11 @@ Every function runs in the caller's transaction. Guarantees, whoever calls:
 - The seeded :data:`CONSOLE_CLIENT_ID` is the console's own: it is never deleted nor
   disabled (every administrator signs in to the console through it).
 - Deleting a client deletes its secret, scopes, codes, refresh tokens and consents too.
-- The signing algorithms (``id_token_signed_response_alg``, ``userinfo_signed_response_alg``;
-  issue #24) are stored as given: the caller checks the provider holds a key for them.
+- The signing algorithms (``id_token_signed_response_alg``, ``userinfo_signed_response_alg``)
+  are stored as given: the caller checks the provider holds a key for them.
 - A ``client_secret_jwt`` client's secret is also kept sealed (``client_secrets.sealed``,
-  :mod:`idp_common.crypto.secretbox`, context :func:`client_secret_context` of the row id;
-  issue #25) when :func:`create_client` or :func:`rotate_secret` issues it with a
+  :mod:`idp_common.crypto.secretbox`, context :func:`client_secret_context` of the row id)
+  when :func:`create_client` or :func:`rotate_secret` issues it with a
   ``secrets_key``: its HMAC key is the secret itself. For every other method it is NULL
   (a switch away from ``client_secret_jwt`` drops it); a client switched to
   ``client_secret_jwt`` gets a sealed copy at its next rotation.
@@ -160,7 +160,7 @@ def default_auth_method(client_type: str, settings: ClientSettings) -> str:
 
 
 def new_secret() -> str:
-    """A client secret of 256 random bits (DESIGN.md "Tokens and clients")."""
+    """A client secret of 256 random bits (docs/design.md "Tokens and clients")."""
     return secrets.token_urlsafe(32)
 
 
@@ -267,7 +267,7 @@ async def update_client(
         value = getattr(merged, field)
         setattr(row, field, value.strip() if field == "name" else value)
     if "jwks_uri" in changed and merged.jwks is None:
-        flag_modified(row, "jwks")  # a JSON 'null' written before issue #25 becomes SQL NULL
+        flag_modified(row, "jwks")  # a JSON 'null' stored by older versions becomes SQL NULL
     method = merged.token_endpoint_auth_method
     if "token_endpoint_auth_method" in changed and method != CLIENT_AUTH_SECRET_JWT:
         await _drop_sealed(session, row.id)

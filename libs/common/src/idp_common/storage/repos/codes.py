@@ -13,8 +13,8 @@ Contract:
   stored next when ``decide`` asks for one, then ``on_accept`` runs (the token service
   tracks the new access token in Redis there). When either fails, one compensating
   statement deletes the grant's refresh token and un-burns the code, so the client's retry
-  works (issue #19 attack 5, #21). Two round trips instead of a transaction's four (issue
-  #24). Expiry is the caller's check, so an expired code is burnt too.
+  works (docs/security.md, attack 5). Two round trips instead of a transaction's four.
+  Expiry is the caller's check, so an expired code is burnt too.
 - **A replay revokes the grant.** A code found already used revokes every refresh token of
   its grant, writes the caller's audit row and runs ``on_replay`` (Redis) in one
   transaction, committed before :class:`CodeReplayed` is raised. Unknown → ``InvalidGrant``.

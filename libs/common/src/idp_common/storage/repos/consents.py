@@ -1,5 +1,5 @@
 """Remembered consent per person and client (``consents``), its one owner (a "connection",
-DESIGN.md "Sign-in").
+docs/design.md "Sign-in").
 
 Contract: a consent only grows by :func:`grant_consent` (one atomic upsert that merges the
 new scopes into those approved before, so two concurrent approvals both count) and ends by

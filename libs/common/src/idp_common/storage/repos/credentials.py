@@ -1,5 +1,5 @@
 """A person's secrets, the one owner of ``password_credentials``, ``totp_credentials`` and
-``totp_recovery_codes`` (DESIGN.md "Sign-in"). Only hashes, sealed secrets and digests are
+``totp_recovery_codes`` (docs/design.md "Sign-in"). Only hashes, sealed secrets and digests are
 stored; never a password, a TOTP secret in clear or a recovery code.
 
 Contract (every function runs in the caller's transaction, which commits):
@@ -18,7 +18,7 @@ Contract (every function runs in the caller's transaction, which commits):
 - :func:`remove_totp` deletes the authenticator and every recovery code;
 - :func:`locked_password_hash` reads the hash with the person's row share-locked: a
   password change (which locks the row for update first) either waits for the reader's
-  transaction or is waited for, never interleaves (issue 21, sign-in against a change);
+  transaction or is waited for, never interleaves (sign-in against a change);
 - :func:`replace_password_hash` replaces one known hash only (a rehash at sign-in never
   overwrites a password changed in the meantime).
 """

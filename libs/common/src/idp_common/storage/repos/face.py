@@ -1,4 +1,4 @@
-"""``face_templates``: one sealed face embedding per person (DESIGN.md "Sign-in", face);
+"""``face_templates``: one sealed face embedding per person (docs/design.md "Sign-in", face);
 ``photo_fingerprints``: the photos a person published, which face sign-in refuses.
 
 The rows hold only sealed embeddings (:mod:`idp_common.face.template`) and pixel

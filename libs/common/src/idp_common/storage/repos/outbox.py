@@ -1,4 +1,4 @@
-"""The transactional outbox (``event_outbox``), its one owner (DESIGN.md "Events").
+"""The transactional outbox (``event_outbox``), its one owner (docs/design.md "Events").
 
 Contract:
 

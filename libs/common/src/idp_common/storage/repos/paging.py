@@ -1,4 +1,4 @@
-"""Keyset paging for the admin and entity lists (DESIGN.md "Lists").
+"""Keyset paging for the admin and entity lists (docs/design.md "Lists").
 
 ``?limit=`` (default 50, at most 200) and ``?cursor=``; the answer is ``{items,
 nextCursor}``. A cursor is the sort key of the last row of the page (base64url JSON),

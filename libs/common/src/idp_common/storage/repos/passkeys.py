@@ -1,4 +1,4 @@
-"""``passkeys``: the WebAuthn credentials people registered (issue #26, docs/passkeys.md).
+"""``passkeys``: the WebAuthn credentials people registered (docs/passkeys.md).
 
 Every function takes the caller's transaction. A person's passkeys are found by the
 person; a sign-in finds one by its credential id (unique across people). A use moves

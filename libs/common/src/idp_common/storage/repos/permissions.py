@@ -1,5 +1,5 @@
-"""A person's effective scopes and where each one comes from (DESIGN.md "The provider's
-own API and its permissions"; spec part 4 ``GET /admin/users/{user_id}/effective-scopes``).
+"""A person's effective scopes and where each one comes from (docs/design.md "The provider's
+own API and its permissions"; contract §4 ``GET /admin/users/{user_id}/effective-scopes``).
 
 Effective scopes: direct grants, plus scopes of the person's roles, plus scopes of the roles of
 the person's groups, plus the self-service scopes every person holds. The administration

@@ -1,5 +1,5 @@
 """Administrator-defined profile fields and people's values of them, the one owner of
-``profile_fields`` and ``profile_values`` (spec part 2 "Profile field"). Rows in and out
+``profile_fields`` and ``profile_values`` (contract §2 "Profile field"). Rows in and out
 as plain values; the rules of a field definition and the typing of values are the pure
 package :mod:`idp_common.profile_fields`, which calls this module.
 

@@ -1,20 +1,20 @@
 """Refresh tokens (``refresh_tokens``), their one owner: opaque, stored as a SHA-256 digest,
-rotated on every use (DESIGN.md §2; docs/decisions.md "Token endpoint performance").
+rotated on every use (docs/design.md §2; docs/decisions.md "Token endpoint performance").
 
 - **Active** = not spent, not revoked, not expired: :func:`active_sql`, the one definition.
 - **Spent at most once.** :func:`rotate_refresh_token` spends with one atomic ``UPDATE …
   WHERE <active> … RETURNING`` that also inserts the successor (same family, parent the
   spent row). Of concurrent spends of one token exactly one wins; the others wait for the
-  row lock, then find it spent (a reuse). That statement commits by itself (one round trip,
-  issue #24); then the caller's ``accept`` runs (the token service lists the new access
+  row lock, then find it spent (a reuse). That statement commits by itself (one round
+  trip); then the caller's ``accept`` runs (the token service lists the new access
   token in Redis there), and when it raises, one compensating statement deletes the
   successor and un-spends the token, so nothing has changed when the error reaches the
-  client (issue #21). A concurrent presentation of the same token in between is a reuse
+  client. A concurrent presentation of the same token in between is a reuse
   and revokes the family, which the compensation leaves revoked.
 - **Reuse revokes the family**, audits ``token.refresh_reused`` and runs ``on_reuse`` (the
   grant's access tokens go on the Redis revocation list) in one transaction, committed
   before :class:`RefreshTokenReused` is raised; if ``on_reuse`` fails nothing commits and
-  the next presentation is a reuse again (issue #19, attack 5).
+  the next presentation is a reuse again (docs/security.md, attack 5).
 - Unknown, another client's, revoked or expired → ``InvalidGrant``; nothing changes.
 - **Bound to a DPoP key** (``jkt``, RFC 9449 §5): a public client's token issued with a
   DPoP proof keeps the key's thumbprint, and so does each successor; the caller's
@@ -190,7 +190,7 @@ async def rotate_refresh_token(
         raise InvalidGrant("refresh token is invalid")
     if where is not Standing.SPENT:
         raise InvalidGrant("refresh token is expired or revoked")
-    # spec part 3: a reuse revokes the family, audits, runs on_reuse, commits, then raises
+    # contract §3: a reuse revokes the family, audits, runs on_reuse, commits, then raises
     reused = RefreshTokenReused(found.family_id, found.grant_id)
     async with db.sessions() as session:
         revoked = await revoke_family(session, found.family_id, now)
@@ -295,7 +295,7 @@ async def revoke_by_grant_id(db: Db, grant_id: uuid.UUID, now: datetime) -> int:
 
 
 async def revoke_by_sessions(db: Db, sids: list[str], now: datetime) -> int:
-    """Revoke every refresh token issued in these browser sessions (spec part 3)."""
+    """Revoke every refresh token issued in these browser sessions (contract §3)."""
     return await _revoke(db, "session_sid = ANY($2::text[])", now, sids)
 
 

@@ -1,4 +1,4 @@
-"""Password-reset link tokens, the one owner of ``password_reset_tokens`` (DESIGN.md §2
+"""Password-reset link tokens, the one owner of ``password_reset_tokens`` (docs/design.md §2
 "Sign-in": a single-use link, 30 minutes, stored as a digest).
 
 Contract (every function runs in the caller's transaction):

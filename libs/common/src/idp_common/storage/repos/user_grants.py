@@ -1,4 +1,4 @@
-"""A person's direct grants, the one owner of ``user_roles`` and ``user_scopes`` (spec part 4
+"""A person's direct grants, the one owner of ``user_roles`` and ``user_scopes`` (contract §4
 "Admin: users"), and the scopes a person holds in all (:func:`effective_scopes`).
 
 Contract (every function runs in the caller's transaction):
@@ -107,7 +107,7 @@ async def give_role(session: AsyncSession, user_id: uuid.UUID, role_id: uuid.UUI
 
 async def effective_scopes(session: AsyncSession, user_id: uuid.UUID) -> set[str]:
     """Direct grants, plus roles' scopes, plus scopes of the roles of the user's groups, plus the
-    self-service scopes every user holds (DESIGN.md "The provider's own API")."""
+    self-service scopes every user holds (docs/design.md "The provider's own API")."""
     direct = select(UserScope.scope_id).where(UserScope.user_id == user_id)
     via_roles = (
         select(RoleScope.scope_id)

@@ -1,4 +1,4 @@
-"""People, the one owner of ``users`` (spec part 2 "Built-in person facts"): the person
+"""People, the one owner of ``users`` (contract §2 "Built-in person facts"): the person
 record as sign-in, token issuance, the administration and the self-service APIs see it.
 Their direct grants (``user_roles``, ``user_scopes``) are :mod:`.user_grants`; their
 secrets :mod:`.credentials`.
@@ -179,7 +179,7 @@ class SignInFacts(msgspec.Struct, frozen=True, kw_only=True):
     password_hash: str | None
     has_totp: bool  # a confirmed authenticator: the code step follows
     has_face: bool = False  # an enrolled face: the face step may follow the password
-    has_passkey: bool = False  # a usable passkey: it may follow the password (issue #26)
+    has_passkey: bool = False  # a usable passkey: it may follow the password
 
 
 async def sign_in_facts(session: AsyncSession, email: str) -> SignInFacts | None:
@@ -312,7 +312,7 @@ async def delete_user(session: AsyncSession, user_id: uuid.UUID) -> None:
     await session.execute(delete(User).where(User.id == user_id))
 
 
-# --- the saved language (issue #28, docs/languages.md) -------------------------------------
+# --- the saved language (docs/languages.md) ------------------------------------------------
 
 
 async def get_ui_locale(session: AsyncSession, user_id: uuid.UUID | str) -> str | None:

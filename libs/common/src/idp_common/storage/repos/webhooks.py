@@ -1,5 +1,5 @@
 """Webhook endpoints and their deliveries: the one writer of ``webhook_endpoints`` and
-``webhook_deliveries`` (issue #27, docs/webhooks.md).
+``webhook_deliveries`` (docs/webhooks.md).
 
 Every function runs in the caller's transaction. Contract:
 

@@ -1,5 +1,5 @@
 /**
- * Adding a passkey (issue #26, docs/entity-api.md): the creation options from
+ * Adding a passkey (docs/entity-api.md): the creation options from
  * `POST /entity/passkeys/registration-options`, the browser's prompt
  * (`startRegistration` of `@simplewebauthn/browser`), then `POST /entity/passkeys` with
  * the name and the browser's answer. Both calls need a recent sign-in: a 403 step-up

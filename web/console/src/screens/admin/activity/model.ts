@@ -1,5 +1,5 @@
 /**
- * The activity dashboard's data (`GET /admin/activity?range=24h|7d`, issue #28,
+ * The activity dashboard's data (`GET /admin/activity?range=24h|7d`,
  * docs/activity-dashboard.md) and the pure rules of its screen: which charts there are, the
  * series each one draws (named in the reader's language), their totals, and whether a range
  * holds anything at all.

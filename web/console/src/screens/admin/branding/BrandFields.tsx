@@ -1,5 +1,5 @@
 /**
- * The parts of a brand's form both branding screens draw (issue #28): the product name, terms
+ * The parts of a brand's form both branding screens draw: the product name, terms
  * and privacy inputs around the screen's own colour control, the read-only facts, and the
  * logo control (choose a file, see it before sending, upload, remove). Each screen passes its
  * own words (already translated, so its message ids stay where they are read) and calls.

@@ -1,5 +1,5 @@
 /**
- * The provider's brand (`/admin/branding`, issue #28, docs/branding.md) and the mail
+ * The provider's brand (`/admin/branding`, docs/branding.md) and the mail
  * template previews (`/admin/mail-templates`, docs/mail-templates.md): wire shapes, calls,
  * and the screen's own rules (the contrast hint); the rules both brands share are in ./rules.
  */

@@ -1,5 +1,5 @@
 /**
- * The pure rules of a brand (issue #28, docs/branding.md), the same for the provider's
+ * The pure rules of a brand (docs/branding.md), the same for the provider's
  * (`/admin/branding`) and a client's (`/admin/clients/{client_id}/branding`): the row and the
  * form's values, the body sent, the colour's form and its WCAG contrast with white text, the
  * logo's file types and refusals, and the calls, given the brand's API path.

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The client form's allowed web origins (issue #27): shown one per line, sent as a list of
+ * The client form's allowed web origins: shown one per line, sent as a list of
  * the non-blank lines (trimmed); none entered sends an empty list (the redirect URIs'
  * origins then apply).
  */

@@ -1,5 +1,5 @@
 /**
- * The client properties of issue #25 as the client form edits them: how the client
+ * The client properties of modern OAuth as the client form edits them: how the client
  * authenticates at the token endpoint (`token_endpoint_auth_method`), its public keys for
  * `private_key_jwt` (`jwks` pasted as JSON, or `jwks_uri`), the security profile and the
  * grant types of the device flow and token exchange. Pure helpers, tested without a browser.

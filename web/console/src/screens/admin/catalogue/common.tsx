@@ -11,7 +11,7 @@ export interface Api {
   id: string;
   name: string;
   audience: string;
-  /** The algorithm of its access tokens (issue #24). */
+  /** The algorithm of its access tokens. */
   accessTokenSigningAlg: SigningAlg;
   createdAt: string;
   updatedAt: string;
@@ -39,11 +39,11 @@ export interface Client {
   scopes: string[];
   createdAt: string;
   updatedAt: string;
-  /** OIDC Registration names, verbatim (issue #24). */
+  /** OIDC Registration names, verbatim. */
   id_token_signed_response_alg: SigningAlg;
   /** null: userinfo answers plain JSON. */
   userinfo_signed_response_alg: SigningAlg | null;
-  /** Issue #25, OAuth registration names verbatim: how it authenticates, its public keys. */
+  /** OAuth registration names verbatim: how it authenticates, its public keys. */
   token_endpoint_auth_method: AuthMethod;
   jwks: Record<string, unknown> | null;
   jwks_uri: string | null;
@@ -53,7 +53,7 @@ export interface Client {
   securityProfile: string | null;
   /** The API audiences it may exchange a person's token for (RFC 8693); default none. */
   tokenExchangeAudiences: string[];
-  /** Issue #27: origins whose pages may call the token endpoints (CORS); empty: the redirect URIs' origins. */
+  /** Origins whose pages may call the token endpoints (CORS); empty: the redirect URIs' origins. */
   allowedWebOrigins: string[];
 }
 
@@ -97,7 +97,7 @@ export interface Member {
   displayName: string;
 }
 
-/** The JWS algorithms the provider signs with (issue #24); RS256 is the default. */
+/** The JWS algorithms the provider signs with; RS256 is the default. */
 export type SigningAlg = "RS256" | "PS256" | "ES256" | "EdDSA";
 
 /**

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The client screen's branding section (issue #28) against the provider's API answered at
+ * The client screen's branding section against the provider's API answered at
  * the console's boundary (`fetch`): the provider's 422 sentence shows at its field, a save
  * sends every member (an emptied input as null, the provider's value again), an SVG refusal
  * shows at the file input, "Use the provider's brand" deletes the client's row, and without

@@ -1,5 +1,5 @@
 /**
- * The client screen's "Branding" section (issue #28): the client's own product name, primary
+ * The client screen's "Branding" section: the client's own product name, primary
  * colour (a colour picker beside the `#rrggbb` text), terms and privacy links and logo, shown
  * on the sign-in page during this client's flow, field by field over the provider's brand.
  * Readers need `idp:branding:read`; only holders of `idp:branding:write` change it. The

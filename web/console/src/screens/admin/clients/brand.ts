@@ -1,5 +1,5 @@
 /**
- * A client's own brand (`/admin/clients/{client_id}/branding`, issue #28, docs/branding.md):
+ * A client's own brand (`/admin/clients/{client_id}/branding`, docs/branding.md):
  * the calls and the client screen's own rules; the rules both brands share are in
  * ../branding/rules. Every member null means "the provider's value"; the sign-in page shows
  * the client's value field by field over the provider's during that client's flow.

@@ -4,7 +4,7 @@ import { type Draft, exampleValue } from "./model";
 /**
  * What a relying party would receive for this field, recomputed on every keystroke:
  * the claim with an example value of the field's type, and when it is released
- * (spec part 2 rule 2: only when its scope was granted; a group field only for members).
+ * (contract §2 rule 2: only when its scope was granted; a group field only for members).
  */
 export function ClaimPreview({ draft, groupName }: { draft: Draft; groupName?: string | undefined }) {
   const name = draft.claimName.trim();

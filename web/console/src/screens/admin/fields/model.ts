@@ -80,7 +80,7 @@ export interface Draft
   claimScope: string;
 }
 
-/** The defaults of DESIGN.md rule 7. */
+/** The defaults of docs/design.md rule 7. */
 export const EMPTY_DRAFT: Draft = {
   key: "",
   label: "",

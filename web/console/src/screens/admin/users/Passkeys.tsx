@@ -1,6 +1,6 @@
 /**
- * The person's passkeys as an administrator sees them (`GET /admin/users/{id}/passkeys`,
- * issue #26): name, kind, created, last used, the warning when a copy is suspected; with
+ * The person's passkeys as an administrator sees them (`GET /admin/users/{id}/passkeys`):
+ * name, kind, created, last used, the warning when a copy is suspected; with
  * `idp:users:write`, "Remove" (`DELETE …/passkeys/{passkeyId}`, after asking), for a lost
  * device or a suspected copy. Adding one is the person's own doing (their console).
  */

@@ -1,5 +1,5 @@
 /**
- * Webhooks (issue #27, docs/webhooks.md): the wire shapes of `/admin/webhooks`, the calls the
+ * Webhooks (docs/webhooks.md): the wire shapes of `/admin/webhooks`, the calls the
  * screens make, and the pure rules of the screens (what a change sends, how a page of the
  * delivery log joins the rows already shown, how a delivery's outcome reads).
  */

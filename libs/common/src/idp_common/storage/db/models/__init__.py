@@ -1,4 +1,4 @@
-"""The database schema as SQLAlchemy models (spec part 2, DESIGN.md section 2).
+"""The database schema as SQLAlchemy models (contract §2, docs/design.md section 2).
 
 Why it exists: one declaration of every table, shared by the repositories of all
 services and by the Alembic migrations in ``idp_common.storage.db.migrations``, which must match

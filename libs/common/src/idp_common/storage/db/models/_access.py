@@ -2,7 +2,7 @@
 
 Effective scopes are the union of direct grants (``user_scopes``), the scopes of the
 user's roles (``user_roles`` → ``role_scopes``) and the scopes of the roles of the user's
-groups (``group_members`` → ``group_roles`` → ``role_scopes``); see DESIGN.md "The
+groups (``group_members`` → ``group_roles`` → ``role_scopes``); see docs/design.md "The
 provider's own API and its permissions". Every link row cascades from both ends. The
 second column of each composite key has its own index, for lookups from that side and for
 cascading deletes.

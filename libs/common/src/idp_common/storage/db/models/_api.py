@@ -1,4 +1,4 @@
-"""``apis`` and ``scopes`` (spec part 2, "Resource API and scope")."""
+"""``apis`` and ``scopes`` (contract §2, "Resource API and scope")."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from ._base import Base, created_at, updated_at, uuid_pk
 
-#: The JWS algorithms a token may be signed with (issue #24; protocol.constants).
+#: The JWS algorithms a token may be signed with (protocol.constants).
 SIGNING_ALG_SQL = "('RS256', 'PS256', 'ES256', 'EdDSA')"
 
 
 class Api(Base):
     """A resource API; ``audience`` is the value its access tokens carry in ``aud``,
-    ``access_token_signing_alg`` the algorithm they are signed with (issue #24)."""
+    ``access_token_signing_alg`` the algorithm they are signed with."""
 
     __tablename__ = "apis"
     __table_args__ = (
@@ -37,7 +37,7 @@ class Scope(Base):
     """A permission. ``api_id`` NULL marks a standard OIDC scope.
 
     The migration inserts ``openid``, ``profile``, ``email`` and ``offline_access``
-    (DESIGN.md: they exist without seeding). ``description`` is the consent-screen
+    (docs/design.md: they exist without seeding). ``description`` is the consent-screen
     sentence. Deleting the API deletes its scopes and every grant of them.
     """
 

@@ -12,7 +12,7 @@ from ._base import EMPTY_JSON_OBJECT, Base
 
 
 class AuditEvent(Base):
-    """One audited action (spec part 2, "Audit event").
+    """One audited action (contract §2, "Audit event").
 
     Listed newest first with keyset pagination over ``(occurred_at, id)``, served by the
     descending index ``ix_audit_events_occurred_at_desc_id_desc``. ``detail`` carries

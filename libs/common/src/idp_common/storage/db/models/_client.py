@@ -26,20 +26,20 @@ class Client(Base):
     """An OAuth client. ``id`` is the internal key (``client_pk`` elsewhere);
     ``client_id`` is the public identifier of RFC 6749 §2.2.
 
-    Redirect URIs are compared exactly (DESIGN.md "Tokens and clients"). The two
-    ``*_signed_response_alg`` columns are OIDC Registration's (issue #24): the ID-token
+    Redirect URIs are compared exactly (docs/design.md "Tokens and clients"). The two
+    ``*_signed_response_alg`` columns are OIDC Registration's: the ID-token
     algorithm (also the logout tokens'), and the userinfo algorithm (NULL: plain JSON).
 
-    Issue #25: ``token_endpoint_auth_method`` (OIDC Registration §2; ``none`` exactly when
+    Modern OAuth: ``token_endpoint_auth_method`` (OIDC Registration §2; ``none`` exactly when
     public), the client's public keys for ``private_key_jwt`` (``jwks`` or ``jwks_uri``,
     not both), ``require_pushed_authorization_requests`` (RFC 9126 §6),
     ``dpop_bound_access_tokens`` (RFC 9449 §5.2), ``security_profile`` (``fapi2``: the
     FAPI 2.0 Security Profile's rules) and ``token_exchange_audiences`` (RFC 8693: the
     audiences an administrator lets it exchange tokens for; none by default).
 
-    Issue #27: ``allowed_web_origins``, the origins whose pages may call the token,
-    userinfo and revocation endpoints for it (CORS); empty: its redirect URIs' origins
-    (:mod:`idp_common.protocol.fetch_cors`).
+    Browser applications: ``allowed_web_origins``, the origins whose pages may call the
+    token, userinfo and revocation endpoints for it (CORS); empty: its redirect URIs'
+    origins (:mod:`idp_common.protocol.fetch_cors`).
     """
 
     __tablename__ = "clients"
@@ -98,7 +98,7 @@ class ClientSecret(Base):
     At most one per client (``UNIQUE (client_pk)``): rotating replaces the row.
     ``sealed``: the secret itself, sealed with the deployment's secret box
     (:mod:`idp_common.crypto.secretbox`), kept only for a ``client_secret_jwt`` client
-    (its HMAC key is the secret; issue #25); NULL for every other client.
+    (its HMAC key is the secret); NULL for every other client.
     """
 
     __tablename__ = "client_secrets"

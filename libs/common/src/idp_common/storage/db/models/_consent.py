@@ -1,4 +1,4 @@
-"""``consents``: what a user allowed a client (a "connection", DESIGN.md "Sign-in")."""
+"""``consents``: what a user allowed a client (a "connection", docs/design.md "Sign-in")."""
 
 from __future__ import annotations
 

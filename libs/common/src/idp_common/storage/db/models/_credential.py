@@ -18,7 +18,7 @@ _USER_FK = "users.id"
 
 
 class PasswordCredential(Base):
-    """The user's password as an argon2id PHC string (DESIGN.md "Sign-in")."""
+    """The user's password as an argon2id PHC string (docs/design.md "Sign-in")."""
 
     __tablename__ = "password_credentials"
 
@@ -60,7 +60,7 @@ class TotpRecoveryCode(Base):
 
 
 class FaceTemplate(Base):
-    """The user's enrolled face embedding, encrypted (DESIGN.md "Sign-in", face)."""
+    """The user's enrolled face embedding, encrypted (docs/design.md "Sign-in", face)."""
 
     __tablename__ = "face_templates"
 
@@ -74,7 +74,7 @@ class FaceTemplate(Base):
 
 class PhotoFingerprint(Base):
     """A photo the user published (``/media/avatars``, the ``picture`` claim), remembered
-    so that face sign-in refuses it (issue #19, attack 2): the digest of its decoded pixels
+    so that face sign-in refuses it (docs/security.md, attack 2): the digest of its decoded pixels
     and, when it shows one face, that face's embedding, sealed like a face template. Kept
     after the photo is replaced or removed: it was public, and copies outlive it."""
 
@@ -90,7 +90,7 @@ class PhotoFingerprint(Base):
 
 
 class Passkey(Base):
-    """A WebAuthn credential of the user (issue #26, docs/passkeys.md): its id and COSE
+    """A WebAuthn credential of the user (docs/passkeys.md): its id and COSE
     public key, the authenticator's counter, its backup flags (``backup_eligible``: a
     synced passkey; ``backed_up``: synced now) and its AAGUID. ``clone_suspected_at`` is
     set when the counter went backwards (WebAuthn §7.2 step 21): the credential is then

@@ -1,7 +1,7 @@
 """``event_outbox``: events written in the transaction that caused them.
 
 A relay publishes unpublished rows to NATS JetStream and sets ``published_at``, so an
-event is never lost because NATS was briefly down (DESIGN.md "Events").
+event is never lost because NATS was briefly down (docs/design.md "Events").
 """
 
 from __future__ import annotations

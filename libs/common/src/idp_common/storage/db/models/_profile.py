@@ -1,4 +1,4 @@
-"""Administrator-defined profile fields and their values (spec part 2, "Profile field").
+"""Administrator-defined profile fields and their values (contract §2, "Profile field").
 
 The ``unique`` rule is enforced by Postgres, so two concurrent writes of one value cannot
 both succeed: each value row carries a copy of its field's flag (``is_unique``), a
@@ -29,7 +29,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from ._base import EMPTY_JSON_OBJECT, Base, created_at, updated_at, uuid_pk
 
 DATA_TYPES = ("string", "integer", "boolean", "date", "enum", "email", "phone", "url")
-"""Values of ``profile_fields.data_type`` (spec part 2, ``dataType``)."""
+"""Values of ``profile_fields.data_type`` (contract §2, ``dataType``)."""
 
 _DATA_TYPE_CHECK = "data_type IN ({})".format(", ".join(f"'{t}'" for t in DATA_TYPES))
 
@@ -38,7 +38,7 @@ class ProfileField(Base):
     """A field definition.
 
     ``key``, ``data_type``, ``is_unique`` (column ``unique``) and ``group_id`` are
-    immutable (spec part 2, rule 4). ``claim_name`` and ``claim_scope`` are both set or
+    immutable (contract §2, rule 4). ``claim_name`` and ``claim_scope`` are both set or
     both NULL (rule 1, ``ck_profile_fields_claim_pair``). ``enum_values`` is the list of
     permitted values of an ``enum`` field. A field bound to a group is deleted with it;
     deleting a field deletes its values (rule 5).

@@ -1,7 +1,7 @@
 """Single-use and long-lived artifacts: authorization codes, refresh tokens, reset tokens.
 
 Every secret is stored only as a digest (``*_digest``); the plain value is never kept.
-Expired rows are deleted by the cleanup job one hour after ``expires_at`` (spec part 3),
+Expired rows are deleted by the cleanup job one hour after ``expires_at`` (contract §3),
 hence the indexes on ``expires_at``. Codes and refresh tokens are spent by an update of an
 unindexed column; their pages keep 20 % free (``fillfactor``) so that update stays on the
 page and touches no index (migration 0004).
@@ -66,7 +66,7 @@ class AuthorizationCode(Base):
 
 
 class RefreshToken(Base):
-    """A refresh token, rotated on every use (DESIGN.md "Tokens and clients").
+    """A refresh token, rotated on every use (docs/design.md "Tokens and clients").
 
     Rotation sets ``spent_at`` on the presented row and inserts a child with the same
     ``family_id`` and ``parent_id`` = the presented row. Presenting a spent token again
@@ -103,7 +103,7 @@ class RefreshToken(Base):
 
 
 class PasswordResetToken(Base):
-    """A single-use password-reset link token (30 min, DESIGN.md "Sign-in")."""
+    """A single-use password-reset link token (30 min, docs/design.md "Sign-in")."""
 
     __tablename__ = "password_reset_tokens"
 

@@ -1,4 +1,4 @@
-"""``users``: the built-in person facts (spec part 2, "Built-in person facts")."""
+"""``users``: the built-in person facts (contract §2, "Built-in person facts")."""
 
 from __future__ import annotations
 

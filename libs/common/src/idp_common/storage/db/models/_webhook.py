@@ -1,4 +1,4 @@
-"""``webhook_endpoints`` and ``webhook_deliveries`` (issue #27, docs/webhooks.md)."""
+"""``webhook_endpoints`` and ``webhook_deliveries`` (docs/webhooks.md)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ down_revision: str | Sequence[str] | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# Standard OIDC scopes (OpenID Connect Core 1.0 §5.4 and §11); DESIGN.md: they "exist
+# Standard OIDC scopes (OpenID Connect Core 1.0 §5.4 and §11); docs/design.md: they "exist
 # without seeding". The description is the sentence shown on the consent screen.
 OIDC_SCOPES: tuple[tuple[str, str], ...] = (
     ("openid", "Sign you in and know your account identifier"),
@@ -330,7 +330,7 @@ def _create_profile() -> None:
         sa.PrimaryKeyConstraint("field_id", "user_id", name=op.f("pk_profile_values")),
     )
     op.create_index(op.f("ix_profile_values_user_id"), "profile_values", ["user_id"])
-    # The unique rule of spec part 2: the second concurrent writer of a value fails.
+    # The unique rule of contract §2: the second concurrent writer of a value fails.
     op.create_index(
         "uq_profile_values_field_id_value",
         "profile_values",

@@ -1,4 +1,4 @@
-"""Fingerprints of published photos, which face sign-in refuses (issue #19, attack 2).
+"""Fingerprints of published photos, which face sign-in refuses (docs/security.md, attack 2).
 
 Revision ID: 0006
 Revises: 0005

@@ -1,4 +1,4 @@
-"""The unused authorization codes of a session, by its sid (issue #21).
+"""The unused authorization codes of a session, by its sid.
 
 Revision ID: 0007
 Revises: 0006

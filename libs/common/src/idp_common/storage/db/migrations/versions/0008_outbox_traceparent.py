@@ -1,4 +1,4 @@
-"""The trace an outbox event was written in (issue #22).
+"""The trace an outbox event was written in.
 
 Revision ID: 0008
 Revises: 0007

@@ -1,4 +1,4 @@
-"""The signing algorithm per API and per client (issue #24).
+"""The signing algorithm per API and per client.
 
 Revision ID: 0009
 Revises: 0008

@@ -1,4 +1,4 @@
-"""The client properties of modern OAuth (issue #25).
+"""The client properties of modern OAuth.
 
 Revision ID: 0010
 Revises: 0009

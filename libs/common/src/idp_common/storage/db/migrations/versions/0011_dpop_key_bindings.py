@@ -1,4 +1,4 @@
-"""DPoP key bindings (RFC 9449; issue #25): refresh tokens and authorization codes.
+"""DPoP key bindings (RFC 9449): refresh tokens and authorization codes.
 
 Revision ID: 0011
 Revises: 0010

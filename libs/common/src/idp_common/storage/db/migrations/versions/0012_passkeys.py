@@ -1,4 +1,4 @@
-"""Passkeys (WebAuthn credentials; issue #26, docs/passkeys.md).
+"""Passkeys (WebAuthn credentials; docs/passkeys.md).
 
 Revision ID: 0012
 Revises: 0011

@@ -1,4 +1,4 @@
-"""Webhook endpoints and deliveries (issue #27, docs/webhooks.md).
+"""Webhook endpoints and deliveries (docs/webhooks.md).
 
 Revision ID: 0013
 Revises: 0012

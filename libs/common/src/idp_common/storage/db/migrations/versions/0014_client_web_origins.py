@@ -1,4 +1,4 @@
-"""Browser applications on other origins: a client's allowed web origins (issue #27).
+"""Browser applications on other origins: a client's allowed web origins.
 
 ``clients.allowed_web_origins``: the origins (``scheme://host[:port]``) whose pages may
 call the token, userinfo and revocation endpoints for the client (CORS; docs/oauth/browser-apps.md).

@@ -1,4 +1,4 @@
-"""SCIM 2.0 provisioning (issue #27, docs/scim.md): ``external_id`` on users and groups.
+"""SCIM 2.0 provisioning (docs/scim.md): ``external_id`` on users and groups.
 
 A provisioning client's own identifier of the person or group (RFC 7643 §3.1
 ``externalId``): set by the client, not unique (two clients may use one value), and

@@ -1,4 +1,4 @@
-"""The pages people see (issue #28, docs/frontends.md): brands and a saved language.
+"""The pages people see (docs/frontends.md): brands and a saved language.
 
 ``brands``: the operator's brand for the whole provider (``client_pk`` NULL, at most one
 row) and, optionally, one per client (overriding the provider's field by field; a NULL

@@ -1,4 +1,4 @@
-"""The activity dashboard (issue #28): hourly roll-ups of the audit log.
+"""The activity dashboard: hourly roll-ups of the audit log.
 
 ``activity_hours``: per closed UTC hour, how many audit rows of each ``(action, variant)``
 the dashboard counts (docs/activity-dashboard.md); a marker row ``action = ''`` says the
